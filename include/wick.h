@@ -1,0 +1,353 @@
+/* wick.h: the whole public API of wick, a tensor compute library with CPU, NVIDIA and AMD backends.
+ * C11, usable from C++. Every function returns a wk_status; results come back through out-parameters. */
+#ifndef WICK_H
+#define WICK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library is built with hidden visibility; everything declared here is its exported API. */
+#if defined(__GNUC__) && defined(WICK_BUILDING)
+#pragma GCC visibility push(default)
+#endif
+
+#define WICK_VERSION_MAJOR 0
+#define WICK_VERSION_MINOR 1
+#define WICK_VERSION_PATCH 0
+#define WICK_VERSION_STRING "0.1.0"
+
+/* Largest tensor rank. */
+#define WK_MAX_RANK 8
+
+/* ---------------------------------------------------------------- status and errors
+ * Conventions for every function below:
+ *  - On failure nothing is written to out-parameters (they are left as they were), no input is
+ *    changed, and wk_last_error() describes the failure (op, shapes, dtypes, device).
+ *  - The library never aborts, exits or prints. */
+typedef enum wk_status {
+    WK_OK = 0,
+    WK_ERR_INVALID_ARGUMENT = 1,   /* NULL pointer, bad parameter value (zero kernel, negative step, ...) */
+    WK_ERR_SHAPE = 2,              /* shapes that do not fit together, bad dim, rank out of range */
+    WK_ERR_DTYPE = 3,              /* dtype not supported by the op, or operands of different dtypes */
+    WK_ERR_DEVICE = 4,             /* operands on different devices, unknown or unavailable device */
+    WK_ERR_OUT_OF_MEMORY = 5,      /* host or device allocation failed; nothing leaked */
+    WK_ERR_INDEX_OUT_OF_RANGE = 6, /* an index tensor held a value outside [0, size) */
+    WK_ERR_UNSUPPORTED = 7,        /* valid request this build or backend cannot serve */
+    WK_ERR_BACKEND = 8,            /* a vendor library failed; its own text is in wk_last_error() */
+    WK_ERR_INTERNAL = 9            /* a bug in wick: please report it with wk_last_error() */
+} wk_status;
+
+/* A static, never-allocated name for s ("WK_OK", "WK_ERR_SHAPE", ...). Unknown values give "WK_ERR_UNKNOWN". */
+const char *wk_status_string(wk_status s);
+
+/* The detailed message of the last failure on this thread ("" if none). The string belongs to the
+ * library and stays valid until the next wick call on this thread. */
+const char *wk_last_error(void);
+
+/* ---------------------------------------------------------------- dtypes */
+typedef enum wk_dtype {
+    WK_U8 = 0,
+    WK_U32 = 1,
+    WK_I32 = 2,
+    WK_I64 = 3,
+    WK_F16 = 4,  /* IEEE binary16, arithmetic in f32 */
+    WK_BF16 = 5, /* bfloat16, arithmetic in f32 */
+    WK_F32 = 6,
+    WK_F64 = 7
+} wk_dtype;
+#define WK_DTYPE_COUNT 8
+
+size_t wk_dtype_size(wk_dtype dt);      /* bytes per element; 0 for an invalid dtype */
+const char *wk_dtype_name(wk_dtype dt); /* "u8", "f32", ...; "invalid" for an invalid dtype */
+bool wk_dtype_is_float(wk_dtype dt);    /* f16, bf16, f32, f64 */
+/* Parses "f32" etc. into *out. WK_ERR_INVALID_ARGUMENT for an unknown name. */
+wk_status wk_dtype_from_name(const char *name, wk_dtype *out);
+
+/* Round-to-nearest-even conversions used everywhere in wick (NaN stays NaN). */
+uint16_t wk_f32_to_f16(float x);
+float wk_f16_to_f32(uint16_t h);
+uint16_t wk_f32_to_bf16(float x);
+float wk_bf16_to_f32(uint16_t h);
+
+/* ---------------------------------------------------------------- devices
+ * Devices are owned by the library and live until the process ends: never free them. */
+typedef struct wk_device wk_device;
+
+/* Looks up a device by name: "cpu", "cuda:N", "rocm:N" ("gpu:N" is the first GPU backend found).
+ * WK_ERR_DEVICE with a message saying what was looked for when the device is absent. */
+wk_status wk_device_get(const char *name, wk_device **out);
+const char *wk_device_name(const wk_device *dev); /* "cpu", "cuda:0", ... */
+/* Waits for all work queued on dev. Device-side errors (an index out of range in a kernel) surface here
+ * as a status naming the op. On the CPU every op is synchronous and this returns WK_OK. */
+wk_status wk_device_sync(wk_device *dev);
+
+/* Backends compiled into this build, with what each found at run time (for `wick devices`). */
+typedef struct wk_backend_info {
+    const char *name;     /* "cpu", "cuda", "rocm" */
+    bool available;       /* a usable device was found */
+    int device_count;     /* devices found (0 when unavailable) */
+    const char *detail;   /* what was found, or what was looked for and missing; owned by the library */
+} wk_backend_info;
+int wk_backend_count(void);
+wk_status wk_backend_info_get(int index, wk_backend_info *out);
+
+/* ---------------------------------------------------------------- tensors
+ * A wk_tensor is a refcounted handle to a strided view (shape, strides in elements, start offset)
+ * of refcounted storage on one device. Views share storage with their source. Every function that
+ * returns a tensor through `wk_tensor **out` hands the caller one reference: release it with
+ * wk_tensor_release. Inputs are borrowed: the library takes its own references where it keeps them. */
+typedef struct wk_tensor wk_tensor;
+
+/* An uninitialised contiguous tensor. rank 0..WK_MAX_RANK; shape may be NULL when rank is 0;
+ * zero-sized dims are allowed. */
+wk_status wk_tensor_empty(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, wk_tensor **out);
+/* A contiguous tensor holding a copy of `data` (row-major, numel * dtype size bytes). */
+wk_status wk_tensor_from_host(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
+                              const void *data, wk_tensor **out);
+/* Copies the logical contents of t (row-major, whatever its strides) to dst, which must hold
+ * dst_bytes >= numel * dtype size. Waits for queued work on t's device. */
+wk_status wk_tensor_to_host(const wk_tensor *t, void *dst, size_t dst_bytes);
+
+void wk_tensor_retain(wk_tensor *t);  /* adds a reference; NULL is a no-op */
+void wk_tensor_release(wk_tensor *t); /* drops a reference; NULL is a no-op */
+
+/* Metadata accessors; t must not be NULL. Pointers returned stay valid while t lives. */
+wk_dtype wk_tensor_dtype(const wk_tensor *t);
+int wk_tensor_rank(const wk_tensor *t);
+const int64_t *wk_tensor_shape(const wk_tensor *t);   /* rank entries */
+const int64_t *wk_tensor_strides(const wk_tensor *t); /* rank entries, in elements */
+int64_t wk_tensor_offset(const wk_tensor *t);         /* start offset in elements */
+int64_t wk_tensor_numel(const wk_tensor *t);
+wk_device *wk_tensor_device(const wk_tensor *t);
+bool wk_tensor_is_contiguous(const wk_tensor *t);     /* row-major with no gaps (offset may be non-zero) */
+
+/* ---------------------------------------------------------------- views (metadata only, no copy)
+ * dims may be negative (counted from the end, -1 is the last). */
+/* Reshape to `shape` (one entry may be -1, inferred). A view when the layout allows, else a copy. */
+wk_status wk_reshape(const wk_tensor *t, int rank, const int64_t *shape, wk_tensor **out);
+wk_status wk_transpose(const wk_tensor *t, int dim0, int dim1, wk_tensor **out);
+/* perm is a permutation of 0..rank-1: out.shape[i] = t.shape[perm[i]]. */
+wk_status wk_permute(const wk_tensor *t, const int *perm, wk_tensor **out);
+/* Elements start .. start+len-1 of dim. */
+wk_status wk_narrow(const wk_tensor *t, int dim, int64_t start, int64_t len, wk_tensor **out);
+/* Broadcast to `shape` (numpy rules: size-1 dims and missing leading dims get stride 0). */
+wk_status wk_broadcast_to(const wk_tensor *t, int rank, const int64_t *shape, wk_tensor **out);
+wk_status wk_squeeze(const wk_tensor *t, int dim, wk_tensor **out); /* dim must have size 1 */
+wk_status wk_unsqueeze(const wk_tensor *t, int dim, wk_tensor **out); /* dim in [-rank-1, rank] */
+/* Merges dims start_dim..end_dim into one (a copy only when they cannot be viewed as one). */
+wk_status wk_flatten(const wk_tensor *t, int start_dim, int end_dim, wk_tensor **out);
+/* Any view of t's storage: strides >= 0, every element addressed must lie inside the storage. */
+wk_status wk_as_strided(const wk_tensor *t, int rank, const int64_t *shape, const int64_t *strides,
+                        int64_t offset, wk_tensor **out);
+
+/* ---------------------------------------------------------------- creation and transfer */
+wk_status wk_zeros(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, wk_tensor **out);
+wk_status wk_ones(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, wk_tensor **out);
+/* value is converted to dt once (float->int truncates and saturates, as wk_cast). */
+wk_status wk_full(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, double value, wk_tensor **out);
+/* const_set: sets every element of the view t in place. t must not have overlapping elements
+ * (a stride 0 over a dim of size > 1). */
+wk_status wk_fill(wk_tensor *t, double value);
+/* 1-D tensor start, start+step, ... < end (> end for negative step); step != 0. Values computed
+ * as start + i*step in f64, then converted to dt. */
+wk_status wk_arange(wk_device *dev, wk_dtype dt, double start, double end, double step, wk_tensor **out);
+/* Counter-based random numbers (Philox4x32-10): element i of the result depends only on (seed, i), so
+ * a seed gives bit-identical f32/f64 values on every backend. Float dtypes only. */
+wk_status wk_rand_uniform(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, uint64_t seed,
+                          double lo, double hi, wk_tensor **out);
+wk_status wk_rand_normal(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, uint64_t seed,
+                         double mean, double std, wk_tensor **out);
+/* A new contiguous copy of t (always a copy, never an alias). */
+wk_status wk_contiguous(const wk_tensor *t, wk_tensor **out);
+/* A copy of t on dev (contiguous). */
+wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out);
+/* Converts to dt: float->float round-to-nearest-even; float->int truncates toward zero and saturates,
+ * NaN -> 0; int->int wraps like C unsigned conversion; int->float rounds to nearest even. */
+wk_status wk_cast(const wk_tensor *t, wk_dtype dt, wk_tensor **out);
+/* 2-D block copy in place: for r < rows, c < cols:
+ *   dst.storage[dst_offset + r*dst_ld + c] = src.storage[src_offset + r*src_ld + c]
+ * counted in elements from each tensor's storage start (its view offset is not added). Same dtype and
+ * device; every element touched must lie inside each storage. */
+wk_status wk_copy2d(const wk_tensor *src, wk_tensor *dst, int64_t rows, int64_t cols, int64_t src_ld,
+                    int64_t dst_ld, int64_t src_offset, int64_t dst_offset);
+/* Writes src into the view dst in place (same shape, or src broadcastable to dst's shape; same dtype
+ * and device). dst must not have overlapping elements. */
+wk_status wk_copy_into(wk_tensor *dst, const wk_tensor *src);
+/* slice_set: writes src into dst[..., start:start+src.shape[dim], ...] along dim, in place. */
+wk_status wk_slice_set(wk_tensor *dst, const wk_tensor *src, int dim, int64_t start);
+/* Concatenates n >= 1 tensors along dim (same dtype, device, and shape apart from dim). */
+wk_status wk_cat(const wk_tensor *const *ts, int n, int dim, wk_tensor **out);
+
+/* ---------------------------------------------------------------- element-wise */
+typedef enum wk_unary_op {
+    WK_UNARY_EXP, WK_UNARY_LOG, WK_UNARY_SIN, WK_UNARY_COS, WK_UNARY_TANH, WK_UNARY_ERF,
+    WK_UNARY_RECIP, WK_UNARY_SQRT,
+    WK_UNARY_GELU,     /* tanh approximation */
+    WK_UNARY_GELU_ERF, /* exact: x * (1 + erf(x / sqrt(2))) / 2 */
+    WK_UNARY_SILU, WK_UNARY_SIGMOID, WK_UNARY_CEIL, WK_UNARY_FLOOR,
+    WK_UNARY_ROUND,    /* half to even */
+    WK_UNARY_SQR,      /* ints too (wraps) */
+    WK_UNARY_ABS,      /* ints too (unsigned: identity; INT_MIN wraps to itself) */
+    WK_UNARY_NEG,      /* signed ints too (wraps) */
+    WK_UNARY_RELU,     /* ints too */
+    WK_UNARY_SIGN      /* ints too; float: -1, 0, 1, NaN stays NaN */
+} wk_unary_op;
+#define WK_UNARY_COUNT 20
+const char *wk_unary_name(wk_unary_op op); /* "exp", ...; "invalid" otherwise */
+wk_status wk_unary(wk_unary_op op, const wk_tensor *x, wk_tensor **out);
+
+/* x*mul + add in x's arithmetic type (f32 for f16/bf16; the integer type itself, wrapping, for ints),
+ * with mul and add converted to that type once. */
+wk_status wk_affine(const wk_tensor *x, double mul, double add, wk_tensor **out);
+wk_status wk_powf(const wk_tensor *x, double e, wk_tensor **out);            /* float */
+wk_status wk_elu(const wk_tensor *x, double alpha, wk_tensor **out);         /* float */
+/* min(max(x, lo), hi); all dtypes (bounds converted to x's dtype); NaN propagates. lo <= hi. */
+wk_status wk_clamp(const wk_tensor *x, double lo, double hi, wk_tensor **out);
+
+typedef enum wk_binary_op {
+    WK_BINARY_ADD, WK_BINARY_SUB, WK_BINARY_MUL,
+    WK_BINARY_DIV,     /* ints truncate toward zero; int division by zero gives 0 */
+    WK_BINARY_MAXIMUM, /* NaN propagates */
+    WK_BINARY_MINIMUM
+} wk_binary_op;
+#define WK_BINARY_COUNT 6
+const char *wk_binary_name(wk_binary_op op);
+/* Broadcasting (numpy rules); a and b must have the same dtype and device. */
+wk_status wk_binary(wk_binary_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor **out);
+
+typedef enum wk_compare_op { WK_CMP_EQ, WK_CMP_NE, WK_CMP_LT, WK_CMP_LE, WK_CMP_GT, WK_CMP_GE } wk_compare_op;
+#define WK_COMPARE_COUNT 6
+const char *wk_compare_name(wk_compare_op op);
+/* Broadcasting; result u8 holding 0 or 1 (IEEE: any comparison with NaN is false, except ne). */
+wk_status wk_compare(wk_compare_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor **out);
+/* out = cond ? t : f, broadcasting all three. cond: u8, u32 or i64 (non-zero is true); t, f same dtype. */
+wk_status wk_where(const wk_tensor *cond, const wk_tensor *t, const wk_tensor *f, wk_tensor **out);
+
+/* ---------------------------------------------------------------- reductions */
+typedef enum wk_reduce_op { WK_REDUCE_SUM, WK_REDUCE_MIN, WK_REDUCE_MAX, WK_REDUCE_MEAN } wk_reduce_op;
+#define WK_REDUCE_COUNT 4
+const char *wk_reduce_name(wk_reduce_op op);
+/* Reduces over the ndims dims listed (distinct, may be negative); ndims == 0 reduces over every dim.
+ * sum: f16/bf16 accumulate in f32, ints wrap; mean: float only; min/max: NaN propagates, and an empty
+ * reduction is WK_ERR_SHAPE. keepdim keeps reduced dims with size 1. */
+wk_status wk_reduce(wk_reduce_op op, const wk_tensor *x, const int *dims, int ndims, bool keepdim,
+                    wk_tensor **out);
+/* Index (i64) of the min/max along dim; first index on ties; NaN counts as the extreme. */
+wk_status wk_argmin(const wk_tensor *x, int dim, bool keepdim, wk_tensor **out);
+wk_status wk_argmax(const wk_tensor *x, int dim, bool keepdim, wk_tensor **out);
+/* Over the last dim, max subtracted first. Float only. */
+wk_status wk_softmax_last_dim(const wk_tensor *x, wk_tensor **out);
+wk_status wk_log_softmax_last_dim(const wk_tensor *x, wk_tensor **out);
+/* x / sqrt(mean(x^2) + eps) * w over the last dim; w is 1-D of the last dim's size. Statistics in f32
+ * (f64 for f64). */
+wk_status wk_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor **out);
+/* (x - mean) / sqrt(var + eps) * w + b over the last dim (biased variance); w and b may be NULL. */
+wk_status wk_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
+                        wk_tensor **out);
+/* Stable sort along the last dim. argsort gives i64 indices; sort gives values and (if indices is
+ * not NULL) indices. NaN sorts as larger than every number (PyTorch). */
+wk_status wk_argsort(const wk_tensor *x, bool descending, wk_tensor **out);
+wk_status wk_sort(const wk_tensor *x, bool descending, wk_tensor **values, wk_tensor **indices);
+
+/* ---------------------------------------------------------------- linear algebra */
+#define WK_MATMUL_ALLOW_TF32 1u /* let f32 products use TF32 tensor cores where the device has them */
+/* (..., m, k) x (..., k, n) -> (..., m, n), batch dims broadcast; both ranks >= 2; f16, bf16, f32, f64
+ * (f16/bf16 accumulate in f32). */
+wk_status wk_matmul(const wk_tensor *a, const wk_tensor *b, wk_tensor **out);
+wk_status wk_matmul_ex(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor **out);
+
+/* ---------------------------------------------------------------- convolution, pooling, resampling */
+/* Per-axis parameters; 1-D ops use index 0 only. */
+typedef struct wk_conv_params {
+    int64_t stride[2];         /* >= 1 */
+    int64_t padding[2];        /* >= 0 */
+    int64_t dilation[2];       /* >= 1 */
+    int64_t output_padding[2]; /* transposed only: 0 <= output_padding < max(stride, dilation) */
+    int64_t groups;            /* >= 1, divides in and out channels */
+} wk_conv_params;
+/* stride 1, padding 0, dilation 1, output_padding 0, groups 1. */
+wk_conv_params wk_conv_params_default(void);
+
+/* x (N, C, L) * w (O, C/groups, K) [+ bias (O)] -> (N, O, Lout). bias may be NULL. Float only. */
+wk_status wk_conv1d(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
+                    wk_tensor **out);
+/* x (N, C, H, W) * w (O, C/groups, KH, KW) [+ bias (O)] -> (N, O, Hout, Wout). */
+wk_status wk_conv2d(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
+                    wk_tensor **out);
+/* x (N, C, L) with w (C, O/groups, K) -> (N, O, Lout),
+ * Lout = (L-1)*stride - 2*padding + dilation*(K-1) + output_padding + 1. */
+wk_status wk_conv_transpose1d(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
+                              const wk_conv_params *p, wk_tensor **out);
+wk_status wk_conv_transpose2d(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
+                              const wk_conv_params *p, wk_tensor **out);
+
+typedef struct wk_pool_params {
+    int64_t kernel[2];      /* >= 1 */
+    int64_t stride[2];      /* >= 1 */
+    int64_t padding[2];     /* 0 <= padding <= kernel/2 (PyTorch's rule) */
+    bool ceil_mode;         /* output size rounds up (a window must still start inside the input or left padding) */
+    bool count_include_pad; /* avg only: divide by the full window, padding included */
+} wk_pool_params;
+/* x (N, C, H, W). max_pool2d: all dtypes (NaN propagates); avg_pool2d: float. */
+wk_status wk_max_pool2d(const wk_tensor *x, const wk_pool_params *p, wk_tensor **out);
+wk_status wk_avg_pool2d(const wk_tensor *x, const wk_pool_params *p, wk_tensor **out);
+/* PyTorch 'nearest': src = floor(dst * in / out). x (N, C, L) / (N, C, H, W); all dtypes. */
+wk_status wk_upsample_nearest1d(const wk_tensor *x, int64_t out_l, wk_tensor **out);
+wk_status wk_upsample_nearest2d(const wk_tensor *x, int64_t out_h, int64_t out_w, wk_tensor **out);
+/* Bilinear (PyTorch rules). scale_h/scale_w > 0 are used for the source index (as PyTorch's
+ * scale_factor with recompute_scale_factor=False) when align_corners is false; <= 0 means in/out. */
+wk_status wk_upsample_bilinear2d(const wk_tensor *x, int64_t out_h, int64_t out_w, bool align_corners,
+                                 double scale_h, double scale_w, wk_tensor **out);
+
+/* ---------------------------------------------------------------- indexing
+ * Index tensors are u8, u32, i32 or i64. An index outside [0, size) is WK_ERR_INDEX_OUT_OF_RANGE
+ * naming the op (on a GPU it may surface at the next synchronisation); memory is never touched out of
+ * bounds, and an in-place op that fails on the CPU leaves its target unchanged. */
+/* ids 1-D: out = x with dim replaced by len(ids). */
+wk_status wk_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out);
+/* ids has x's rank, ids.shape[d] <= x.shape[d] for d != dim: out[i][j][k] = x[i][ids[i][j][k]][k] (dim 1). */
+wk_status wk_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out);
+/* x[..ids[i][j][k]..] = src[i][j][k] for every element of ids (ids.shape <= src.shape, and <= x.shape
+ * off dim). With duplicate indices the last write in row-major order of ids wins on the CPU;
+ * other backends may pick any of them. */
+wk_status wk_scatter(const wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_tensor **out);
+wk_status wk_scatter_inplace(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src);
+/* As scatter, adding: duplicates accumulate. */
+wk_status wk_scatter_add(const wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_tensor **out);
+wk_status wk_scatter_add_inplace(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src);
+/* ids 1-D of src.shape[dim] entries: x[.., ids[i], ..] += src[.., i, ..]; duplicates accumulate. */
+wk_status wk_index_add(const wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_tensor **out);
+wk_status wk_index_add_inplace(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src);
+
+/* ---------------------------------------------------------------- transformer pieces
+ * cos and sin are (T, D/2) of x's dtype; D even. */
+/* x (B, H, T, D): rotates halves: out[i] = x[i]*c - x[i+D/2]*s, out[i+D/2] = x[i]*s + x[i+D/2]*c. */
+wk_status wk_rope(const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor **out);
+/* x (B, H, T, D): rotates interleaved pairs (x[2i], x[2i+1]). */
+wk_status wk_rope_i(const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor **out);
+/* x (B, T, H, D): as wk_rope with the (b, t, h, d) layout. */
+wk_status wk_rope_thd(const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor **out);
+
+/* ---------------------------------------------------------------- build information */
+typedef struct wk_build_info {
+    const char *version;        /* WICK_VERSION_STRING */
+    const char *build_type;     /* CMake build type */
+    const char *options;        /* build options, space separated ("openmp openblas asan ...") */
+    const char *cuda_targets;   /* embedded NVIDIA kernel targets, "" when none */
+    const char *rocm_targets;   /* embedded AMD kernel targets, "" when none */
+} wk_build_info;
+void wk_get_build_info(wk_build_info *out);
+
+#if defined(__GNUC__) && defined(WICK_BUILDING)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WICK_H */

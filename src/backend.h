@@ -1,0 +1,123 @@
+/* backend.h: the interface every backend fills (CPU now; CUDA and ROCm through src/gpu later).
+ * ops/ validates arguments, works out broadcasting and output shapes, allocates outputs, then calls a slot. */
+#ifndef WK_BACKEND_H
+#define WK_BACKEND_H
+
+#include "core/dtype.h"
+#include "core/tensor.h"
+
+/* Contract for every op slot:
+ *  - Arguments are validated: dtypes, devices, shapes and parameters are what the slot's comment says.
+ *    A backend never re-validates them.
+ *  - Inputs may be any strided view (strides >= 0, stride 0 for broadcast dims, non-zero offset).
+ *    Outputs are fresh contiguous tensors allocated by ops/, unless the slot says "in place".
+ *  - Execution may be asynchronous: a slot may return once work is queued on the device's stream.
+ *    Errors found on the device (an index out of range) are reported by sync(), naming the op.
+ *    Errors found while queueing (a vendor call failing) are returned at once.
+ *  - A slot left NULL means the backend lacks the op: ops/ returns WK_ERR_UNSUPPORTED naming it. */
+struct wk_backend {
+    const char *name; /* "cpu", "cuda", "rocm" */
+
+    /* ---- devices and memory */
+    /* Fills info for this backend (availability, device count, what was looked for). */
+    wk_status (*probe)(wk_backend_info *info);
+    /* Device number `ordinal` of this backend, created on first use and kept for the process. */
+    wk_status (*device)(int ordinal, wk_device **out);
+    /* bytes may be 0; *ptr is then any value free() accepts. Failure: WK_ERR_OUT_OF_MEMORY. */
+    wk_status (*alloc)(wk_device *dev, size_t bytes, void **ptr);
+    void (*free)(wk_device *dev, void *ptr);
+    /* Host <-> device copies of contiguous bytes; dst/src device addresses include any offset.
+     * download waits for queued work that writes src. */
+    wk_status (*upload)(wk_device *dev, void *dst, const void *src, size_t bytes);
+    wk_status (*download)(wk_device *dev, void *dst, const void *src, size_t bytes);
+    /* Waits for queued work; returns device-side errors recorded since the last sync. */
+    wk_status (*sync)(wk_device *dev);
+
+    /* ---- creation and copies */
+    /* In place: every element of the view dst = v (storage form of dst's dtype). dst has no overlap. */
+    wk_status (*fill)(wk_tensor *dst, wk_scalar v);
+    /* dst contiguous 1-D: dst[i] = (dtype)(start + i*step), computed in f64. */
+    wk_status (*arange)(wk_tensor *dst, double start, double step);
+    /* dst contiguous float: element i from Philox4x32-10 (seed, counter i); normal: a=mean, b=std;
+     * uniform: a=lo, b=hi. See cpu/rand.c for the exact bit recipe every backend must reproduce. */
+    wk_status (*rand_uniform)(wk_tensor *dst, uint64_t seed, double lo, double hi);
+    wk_status (*rand_normal)(wk_tensor *dst, uint64_t seed, double mean, double std);
+    /* In place: dst (a view with no overlap) = src; same dtype and shape (src may be broadcast). */
+    wk_status (*copy)(const wk_tensor *src, wk_tensor *dst);
+    /* dst (contiguous, src's shape, other dtype) = cast(src), rules of wk_cast. */
+    wk_status (*cast)(const wk_tensor *src, wk_tensor *dst);
+    /* In place 2-D block copy in elements, offsets from each storage's start; bounds checked by ops/. */
+    wk_status (*copy2d)(const wk_tensor *src, wk_tensor *dst, int64_t rows, int64_t cols, int64_t src_ld,
+                        int64_t dst_ld, int64_t src_offset, int64_t dst_offset);
+
+    /* ---- element-wise (out contiguous, inputs already broadcast to out's shape) */
+    /* op valid for x's dtype (float: all ops; ints: sqr, abs, neg, relu, sign). */
+    wk_status (*unary)(wk_unary_op op, const wk_tensor *x, wk_tensor *out);
+    /* mul/add in the arithmetic form of x's dtype (wk_scalar_compute). */
+    wk_status (*affine)(const wk_tensor *x, wk_scalar mul, wk_scalar add, wk_tensor *out);
+    wk_status (*powf)(const wk_tensor *x, double e, wk_tensor *out);     /* float */
+    wk_status (*elu)(const wk_tensor *x, double alpha, wk_tensor *out);  /* float */
+    /* lo/hi in arithmetic form. */
+    wk_status (*clamp)(const wk_tensor *x, wk_scalar lo, wk_scalar hi, wk_tensor *out);
+    /* a, b, out: same dtype and shape. */
+    wk_status (*binary)(wk_binary_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor *out);
+    /* a, b same dtype and shape; out u8. */
+    wk_status (*compare)(wk_compare_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor *out);
+    /* cond u8/u32/i64; t, f, out same dtype; all the same shape. */
+    wk_status (*where)(const wk_tensor *cond, const wk_tensor *t, const wk_tensor *f, wk_tensor *out);
+
+    /* ---- reductions */
+    /* The last nreduce dims of x are reduced (ops/ permutes the reduced dims last); out is contiguous with
+     * numel = product of x's other dims. nreduce may be 0 (a copy). mean: float; min/max: x non-empty
+     * along the reduced dims. */
+    wk_status (*reduce)(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_tensor *out);
+    /* op MIN or MAX over x's last dim (size >= 1) -> out i64 contiguous of x's other dims. */
+    wk_status (*arg_reduce)(wk_reduce_op op, const wk_tensor *x, wk_tensor *out);
+    /* Over the last dim of x (rank >= 1); out contiguous, x's shape and dtype. */
+    wk_status (*softmax)(const wk_tensor *x, bool log, wk_tensor *out);
+    /* w: 1-D of the last dim's size, x's dtype. */
+    wk_status (*rms_norm)(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor *out);
+    /* w and b may be NULL. */
+    wk_status (*layer_norm)(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
+                            wk_tensor *out);
+    /* Stable sort along the last dim; values (x's dtype) and/or indices (i64) may be NULL, not both. */
+    wk_status (*sort)(const wk_tensor *x, bool descending, wk_tensor *values, wk_tensor *indices);
+
+    /* ---- linear algebra */
+    /* a (..., m, k), b (..., k, n), out (..., m, n): same rank, batch dims already broadcast (stride 0).
+     * flags: WK_MATMUL_*. */
+    wk_status (*matmul)(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out);
+
+    /* ---- convolution, pooling, resampling */
+    /* spatial = 1 or 2. Forward: x (N, C, *S), w (O, C/g, *K). Transposed: w (C, O/g, *K).
+     * bias (O) may be NULL. For spatial 1 only index 0 of p's arrays is meaningful. */
+    wk_status (*conv)(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
+                      int spatial, bool transposed, wk_tensor *out);
+    /* op MAX or MEAN (avg), x (N, C, H, W). */
+    wk_status (*pool2d)(wk_reduce_op op, const wk_tensor *x, const wk_pool_params *p, wk_tensor *out);
+    /* x (N, C, L) or (N, C, H, W); out the same rank with the new spatial sizes. */
+    wk_status (*upsample_nearest)(const wk_tensor *x, wk_tensor *out);
+    /* scale_h/scale_w: as wk_upsample_bilinear2d (<= 0: none). */
+    wk_status (*upsample_bilinear2d)(const wk_tensor *x, bool align_corners, double scale_h, double scale_w,
+                                     wk_tensor *out);
+
+    /* ---- indexing: ids u8/u32/i32/i64; out-of-range indices are an error, never an access */
+    wk_status (*index_select)(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
+    wk_status (*gather)(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
+    /* In place on x (a view with no overlap). add: accumulate, else set. On failure x is unchanged
+     * on the CPU. */
+    wk_status (*scatter)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add);
+    wk_status (*index_add)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src);
+
+    /* ---- transformer pieces */
+    /* kind: 0 rope (halves, bhtd), 1 rope_i (interleaved, bhtd), 2 rope_thd (halves, bthd). */
+    wk_status (*rope)(int kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor *out);
+};
+
+enum { WK_ROPE_HALVES = 0, WK_ROPE_INTERLEAVED = 1, WK_ROPE_THD = 2 };
+
+/* The backends compiled into this build, CPU first. */
+extern const wk_backend wk_cpu_backend;
+const wk_backend *const *wk_backends(int *count);
+
+#endif

@@ -1,0 +1,149 @@
+/* dtype.c: dtype names and sizes, round-to-nearest-even f16/bf16 conversions, and the saturating
+ * double -> integer conversions that wk_cast, wk_full and the scalars of affine/clamp share. */
+#include "core/dtype.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const dtype_names[WK_DTYPE_COUNT] = {"u8", "u32", "i32", "i64", "f16", "bf16", "f32", "f64"};
+static const size_t dtype_sizes[WK_DTYPE_COUNT] = {1, 4, 4, 8, 2, 2, 4, 8};
+
+static bool dtype_valid(wk_dtype dt) { return (unsigned)dt < WK_DTYPE_COUNT; }
+
+size_t wk_dtype_size(wk_dtype dt) { return dtype_valid(dt) ? dtype_sizes[dt] : 0; }
+const char *wk_dtype_name(wk_dtype dt) { return dtype_valid(dt) ? dtype_names[dt] : "invalid"; }
+bool wk_dtype_is_float(wk_dtype dt) { return dt == WK_F16 || dt == WK_BF16 || dt == WK_F32 || dt == WK_F64; }
+
+wk_status wk_dtype_from_name(const char *name, wk_dtype *out)
+{
+    if (name && out)
+        for (int i = 0; i < WK_DTYPE_COUNT; i++)
+            if (strcmp(name, dtype_names[i]) == 0) {
+                *out = (wk_dtype)i;
+                return WK_OK;
+            }
+    return WK_ERR_INVALID_ARGUMENT;
+}
+
+static uint32_t f32_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+
+static float bits_f32(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+uint16_t wk_f32_to_bf16(float x)
+{
+    uint32_t u = f32_bits(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN, sign kept */
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+float wk_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
+
+uint16_t wk_f32_to_f16(float x)
+{
+    uint32_t u = f32_bits(x);
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+    uint32_t a = u & 0x7fffffffu;
+    if (a > 0x7f800000u)
+        return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+    if (a >= 0x477ff000u) /* rounds to >= 65520: infinity */
+        return (uint16_t)(sign | 0x7c00u);
+    if (a < 0x38800000u) { /* below the smallest normal f16: subnormal or zero */
+        if (a < 0x33000000u) /* < 2^-25 rounds to zero */
+            return sign;
+        uint32_t mant = (a & 0x7fffffu) | 0x800000u;
+        int shift = 126 - (int)(a >> 23); /* 14..24 */
+        uint32_t half = 1u << (shift - 1);
+        uint32_t rest = mant & ((1u << shift) - 1u);
+        uint32_t r = mant >> shift;
+        if (rest > half || (rest == half && (r & 1u)))
+            r++;
+        return (uint16_t)(sign | r);
+    }
+    uint32_t r = a - 0x38000000u; /* rebias exponent 127 -> 15, still with 23 mantissa bits */
+    r += 0xfffu + ((r >> 13) & 1u);
+    return (uint16_t)(sign | (r >> 13));
+}
+
+float wk_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1f)
+        return bits_f32(sign | 0x7f800000u | (m << 13));
+    if (e == 0) {
+        float v = (float)m * 0x1p-24f;
+        return sign ? -v : v;
+    }
+    return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+uint8_t wk_sat_u8(double v)
+{
+    if (!(v == v)) return 0;
+    if (v <= 0) return 0;
+    if (v >= 255.0) return 255;
+    return (uint8_t)v;
+}
+
+uint32_t wk_sat_u32(double v)
+{
+    if (!(v == v)) return 0;
+    if (v <= 0) return 0;
+    if (v >= 4294967295.0) return UINT32_MAX;
+    return (uint32_t)v;
+}
+
+int32_t wk_sat_i32(double v)
+{
+    if (!(v == v)) return 0;
+    if (v <= -2147483648.0) return INT32_MIN;
+    if (v >= 2147483647.0) return INT32_MAX;
+    return (int32_t)v;
+}
+
+int64_t wk_sat_i64(double v)
+{
+    if (!(v == v)) return 0;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    if (v >= 9223372036854775808.0) return INT64_MAX;
+    return (int64_t)v;
+}
+
+wk_scalar wk_scalar_storage(wk_dtype dt, double v)
+{
+    wk_scalar s;
+    memset(&s, 0, sizeof s);
+    switch (dt) {
+    case WK_U8: s.u8 = wk_sat_u8(v); break;
+    case WK_U32: s.u32 = wk_sat_u32(v); break;
+    case WK_I32: s.i32 = wk_sat_i32(v); break;
+    case WK_I64: s.i64 = wk_sat_i64(v); break;
+    case WK_F16: s.h = wk_f32_to_f16((float)v); break;
+    case WK_BF16: s.h = wk_f32_to_bf16((float)v); break;
+    case WK_F32: s.f32 = (float)v; break;
+    case WK_F64: s.f64 = v; break;
+    }
+    return s;
+}
+
+wk_scalar wk_scalar_compute(wk_dtype dt, double v)
+{
+    wk_scalar s = wk_scalar_storage(dt, v);
+    if (dt == WK_F16 || dt == WK_BF16) {
+        memset(&s, 0, sizeof s);
+        s.f32 = (float)v;
+    }
+    return s;
+}

@@ -1,0 +1,31 @@
+/* dtype.h: element conversions shared by the CPU backend and the test reference: f16/bf16 <-> f32 and the
+ * scalar form of a double for each dtype (storage form for fills, arithmetic form for affine/clamp). */
+#ifndef WK_CORE_DTYPE_H
+#define WK_CORE_DTYPE_H
+
+#include "wick.h"
+
+/* A value already converted to one dtype, interpreted by that dtype. f16/bf16 storage form is .h;
+ * their arithmetic form is .f32. */
+typedef union wk_scalar {
+    uint8_t u8;
+    uint32_t u32;
+    int32_t i32;
+    int64_t i64;
+    uint16_t h;
+    float f32;
+    double f64;
+} wk_scalar;
+
+/* v converted as wk_cast converts (float->int truncates and saturates, NaN -> 0) into dt's storage form. */
+wk_scalar wk_scalar_storage(wk_dtype dt, double v);
+/* v in dt's arithmetic type: f32 for f16/bf16 (after rounding through f32), otherwise as storage. */
+wk_scalar wk_scalar_compute(wk_dtype dt, double v);
+
+/* Saturating, NaN-to-zero conversion of a double to each integer type (truncation toward zero). */
+uint8_t wk_sat_u8(double v);
+uint32_t wk_sat_u32(double v);
+int32_t wk_sat_i32(double v);
+int64_t wk_sat_i64(double v);
+
+#endif

@@ -1,0 +1,14 @@
+/* info.c: build information for `wick info`, and the small enum-name tables of the public API. */
+#include "build_config.h"
+#include "wick.h"
+
+void wk_get_build_info(wk_build_info *out)
+{
+    if (!out)
+        return;
+    out->version = WICK_VERSION_STRING;
+    out->build_type = WICK_BUILD_TYPE;
+    out->options = WICK_BUILD_OPTIONS;
+    out->cuda_targets = "";
+    out->rocm_targets = "";
+}

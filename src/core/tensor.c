@@ -1,0 +1,220 @@
+/* tensor.c: tensor and storage lifetimes (refcounts), contiguous allocation, metadata accessors, and
+ * host transfer. Views are built in ops/view.c on top of wk_tensor_view. */
+#include "core/tensor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "core/error.h"
+
+int64_t wk_numel(int rank, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= shape[i];
+    return n;
+}
+
+void wk_contiguous_strides(int rank, const int64_t *shape, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int i = rank - 1; i >= 0; i--) {
+        strides[i] = s;
+        s *= shape[i] > 0 ? shape[i] : 1;
+    }
+}
+
+static void storage_release(wk_storage *s)
+{
+    if (s && atomic_fetch_sub(&s->refcount, 1) == 1) {
+        s->device->backend->free(s->device, s->data);
+        free(s);
+    }
+}
+
+static wk_status check_shape(int rank, const int64_t *shape, int64_t elsize, size_t *bytes)
+{
+    char buf[160];
+    if (rank < 0 || rank > WK_MAX_RANK)
+        return wk_error(WK_ERR_SHAPE, "tensor: rank %d outside 0..%d", rank, WK_MAX_RANK);
+    if (rank > 0 && !shape)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor: shape is NULL for rank %d", rank);
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        if (shape[i] < 0)
+            return wk_error(WK_ERR_SHAPE, "tensor: negative size in shape %s", wk_shape_str(buf, sizeof buf, rank, shape));
+        if (shape[i] > 0 && n > (INT64_MAX / elsize) / shape[i])
+            return wk_error(WK_ERR_SHAPE, "tensor: shape %s is too large", wk_shape_str(buf, sizeof buf, rank, shape));
+        n *= shape[i];
+    }
+    *bytes = (size_t)(n * elsize);
+    return WK_OK;
+}
+
+wk_status wk_tensor_alloc(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, wk_tensor **out)
+{
+    size_t bytes = 0;
+    if (!dev)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor: device is NULL");
+    if (wk_dtype_size(dt) == 0)
+        return wk_error(WK_ERR_DTYPE, "tensor: invalid dtype %d", (int)dt);
+    WK_TRY(check_shape(rank, shape, (int64_t)wk_dtype_size(dt), &bytes));
+    wk_storage *s = calloc(1, sizeof *s);
+    wk_tensor *t = calloc(1, sizeof *t);
+    if (!s || !t) {
+        free(s);
+        free(t);
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "tensor: out of host memory");
+    }
+    wk_status st = dev->backend->alloc(dev, bytes, &s->data);
+    if (st != WK_OK) {
+        free(s);
+        free(t);
+        return st;
+    }
+    atomic_init(&s->refcount, 1);
+    s->device = dev;
+    s->bytes = bytes;
+    atomic_init(&t->refcount, 1);
+    t->storage = s;
+    t->dtype = dt;
+    t->rank = rank;
+    if (rank)
+        memcpy(t->shape, shape, (size_t)rank * sizeof *shape);
+    wk_contiguous_strides(rank, t->shape, t->strides);
+    *out = t;
+    return WK_OK;
+}
+
+wk_status wk_tensor_view(const wk_tensor *src, int rank, const int64_t *shape, const int64_t *strides,
+                         int64_t offset, wk_tensor **out)
+{
+    wk_tensor *t = calloc(1, sizeof *t);
+    if (!t)
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "tensor: out of host memory");
+    atomic_init(&t->refcount, 1);
+    t->storage = src->storage;
+    atomic_fetch_add(&t->storage->refcount, 1);
+    t->dtype = src->dtype;
+    t->rank = rank;
+    if (rank) {
+        memmove(t->shape, shape, (size_t)rank * sizeof *shape);
+        memmove(t->strides, strides, (size_t)rank * sizeof *strides);
+    }
+    t->offset = offset;
+    *out = t;
+    return WK_OK;
+}
+
+void wk_tensor_retain(wk_tensor *t)
+{
+    if (t)
+        atomic_fetch_add(&t->refcount, 1);
+}
+
+void wk_tensor_release(wk_tensor *t)
+{
+    if (t && atomic_fetch_sub(&t->refcount, 1) == 1) {
+        storage_release(t->storage);
+        free(t);
+    }
+}
+
+wk_dtype wk_tensor_dtype(const wk_tensor *t) { return t->dtype; }
+int wk_tensor_rank(const wk_tensor *t) { return t->rank; }
+const int64_t *wk_tensor_shape(const wk_tensor *t) { return t->shape; }
+const int64_t *wk_tensor_strides(const wk_tensor *t) { return t->strides; }
+int64_t wk_tensor_offset(const wk_tensor *t) { return t->offset; }
+int64_t wk_tensor_numel(const wk_tensor *t) { return wk_numel(t->rank, t->shape); }
+wk_device *wk_tensor_device(const wk_tensor *t) { return t->storage->device; }
+
+bool wk_tensor_is_contiguous(const wk_tensor *t)
+{
+    int64_t s = 1;
+    for (int i = t->rank - 1; i >= 0; i--) {
+        if (t->shape[i] == 0)
+            return true;
+        if (t->shape[i] != 1 && t->strides[i] != s)
+            return false;
+        s *= t->shape[i];
+    }
+    return true;
+}
+
+bool wk_tensor_has_overlap(const wk_tensor *t)
+{
+    /* Sort the non-trivial dims by stride; the view is overlap-free when each stride is at least the
+     * extent covered by the smaller dims. */
+    int idx[WK_MAX_RANK], n = 0;
+    if (wk_tensor_numel(t) == 0)
+        return false;
+    for (int i = 0; i < t->rank; i++)
+        if (t->shape[i] > 1)
+            idx[n++] = i;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && t->strides[idx[j]] < t->strides[idx[j - 1]]; j--) {
+            int k = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = k;
+        }
+    int64_t extent = 1;
+    for (int i = 0; i < n; i++) {
+        int64_t st = t->strides[idx[i]];
+        if (st < extent)
+            return true;
+        extent = st * (t->shape[idx[i]] - 1) + extent;
+    }
+    return false;
+}
+
+wk_status wk_tensor_empty(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, wk_tensor **out)
+{
+    if (!out)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_empty: out is NULL");
+    return wk_tensor_alloc(dev, dt, rank, shape, out);
+}
+
+wk_status wk_tensor_from_host(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, const void *data,
+                              wk_tensor **out)
+{
+    wk_tensor *t = NULL;
+    if (!out)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_from_host: out is NULL");
+    WK_TRY(wk_tensor_alloc(dev, dt, rank, shape, &t));
+    if (t->storage->bytes && !data) {
+        wk_tensor_release(t);
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_from_host: data is NULL");
+    }
+    if (t->storage->bytes) {
+        wk_status s = dev->backend->upload(dev, t->storage->data, data, t->storage->bytes);
+        if (s != WK_OK) {
+            wk_tensor_release(t);
+            return s;
+        }
+    }
+    *out = t;
+    return WK_OK;
+}
+
+wk_status wk_tensor_to_host(const wk_tensor *t, void *dst, size_t dst_bytes)
+{
+    if (!t)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: tensor is NULL");
+    size_t bytes = (size_t)wk_tensor_numel(t) * wk_dtype_size(t->dtype);
+    if (bytes == 0)
+        return WK_OK;
+    if (!dst)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: dst is NULL");
+    if (dst_bytes < bytes)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: dst holds %zu bytes, tensor needs %zu", dst_bytes,
+                        bytes);
+    wk_device *dev = t->storage->device;
+    if (wk_tensor_is_contiguous(t))
+        return dev->backend->download(dev, dst, wk_tensor_data(t), bytes);
+    wk_tensor *c = NULL;
+    WK_TRY(wk_contiguous(t, &c));
+    wk_status s = dev->backend->download(dev, dst, wk_tensor_data(c), bytes);
+    wk_tensor_release(c);
+    return s;
+}

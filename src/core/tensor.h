@@ -1,0 +1,57 @@
+/* tensor.h: the internal layout of devices, storage and tensors, shared by ops/ and every backend.
+ * Users see only the opaque handles of wick.h. */
+#ifndef WK_CORE_TENSOR_H
+#define WK_CORE_TENSOR_H
+
+#include <stdatomic.h>
+
+#include "wick.h"
+
+typedef struct wk_backend wk_backend;
+
+struct wk_device {
+    const wk_backend *backend;
+    char name[16];   /* "cpu", "cuda:0", ... */
+    int ordinal;     /* index within its backend */
+    void *impl;      /* backend-private state (context, stream, pools) */
+};
+
+/* Refcounted memory on one device. data is a host pointer on the CPU, a device address on a GPU. */
+typedef struct wk_storage {
+    atomic_int refcount;
+    wk_device *device;
+    void *data;
+    size_t bytes;
+} wk_storage;
+
+struct wk_tensor {
+    atomic_int refcount;
+    wk_storage *storage;
+    wk_dtype dtype;
+    int rank;
+    int64_t shape[WK_MAX_RANK];
+    int64_t strides[WK_MAX_RANK]; /* elements, >= 0 */
+    int64_t offset;               /* elements from storage->data */
+};
+
+/* A new contiguous tensor with fresh storage on dev (contents undefined). */
+wk_status wk_tensor_alloc(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, wk_tensor **out);
+/* A new handle on t's storage with the given layout (no bounds check: callers have validated it). */
+wk_status wk_tensor_view(const wk_tensor *t, int rank, const int64_t *shape, const int64_t *strides,
+                         int64_t offset, wk_tensor **out);
+
+/* Byte address of element 0 of the view: storage data + offset * element size. On a GPU this is a
+ * device address, only to be handed to the backend. */
+static inline void *wk_tensor_data(const wk_tensor *t)
+{
+    return (char *)t->storage->data + (size_t)t->offset * wk_dtype_size(t->dtype);
+}
+
+/* Product of shape (1 for rank 0). */
+int64_t wk_numel(int rank, const int64_t *shape);
+/* Row-major strides for shape. */
+void wk_contiguous_strides(int rank, const int64_t *shape, int64_t *strides);
+/* True when some element is addressed twice (a stride 0, or strides that interleave). */
+bool wk_tensor_has_overlap(const wk_tensor *t);
+
+#endif

@@ -1,0 +1,125 @@
+/* backend.c: the CPU backend's table, its single device, and host memory. Every CPU op is synchronous,
+ * so sync has nothing to wait for and errors are returned by the op itself. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "cpu/cpu.h"
+
+static wk_device cpu_device = {.backend = &wk_cpu_backend, .name = "cpu", .ordinal = 0, .impl = NULL};
+
+wk_status wk_cpu_probe(wk_backend_info *info)
+{
+    static char detail[96];
+    snprintf(detail, sizeof detail, "host CPU, %d thread(s), OpenBLAS for matmul", wk_cpu_threads());
+    info->name = "cpu";
+    info->available = true;
+    info->device_count = 1;
+    info->detail = detail;
+    return WK_OK;
+}
+
+wk_status wk_cpu_device(int ordinal, wk_device **out)
+{
+    if (ordinal != 0)
+        return wk_error(WK_ERR_DEVICE, "device_get: cpu has one device (cpu or cpu:0), not %d", ordinal);
+    *out = &cpu_device;
+    return WK_OK;
+}
+
+/* WICK_POISON=1 fills new allocations with 0xff bytes (NaN for every float dtype, all ones for ints)
+ * so a test sees any element an op forgot to write. Read once. */
+static bool poison_enabled(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        const char *v = getenv("WICK_POISON");
+        cached = v && *v && strcmp(v, "0") != 0;
+    }
+    return cached;
+}
+
+/* 64-byte alignment for vector loads and to keep threads off each other's cache lines. */
+wk_status wk_cpu_alloc(wk_device *dev, size_t bytes, void **ptr)
+{
+    (void)dev;
+    size_t rounded = (bytes + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, rounded ? rounded : 64);
+    if (!p)
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "cpu: cannot allocate %zu bytes", bytes);
+    if (poison_enabled())
+        memset(p, 0xff, rounded);
+    *ptr = p;
+    return WK_OK;
+}
+
+void wk_cpu_free(wk_device *dev, void *ptr)
+{
+    (void)dev;
+    free(ptr);
+}
+
+wk_status wk_cpu_upload(wk_device *dev, void *dst, const void *src, size_t bytes)
+{
+    (void)dev;
+    if (bytes)
+        memcpy(dst, src, bytes);
+    return WK_OK;
+}
+
+wk_status wk_cpu_download(wk_device *dev, void *dst, const void *src, size_t bytes)
+{
+    (void)dev;
+    if (bytes)
+        memcpy(dst, src, bytes);
+    return WK_OK;
+}
+
+wk_status wk_cpu_sync(wk_device *dev)
+{
+    (void)dev;
+    return WK_OK;
+}
+
+const wk_backend wk_cpu_backend = {
+    .name = "cpu",
+    .probe = wk_cpu_probe,
+    .device = wk_cpu_device,
+    .alloc = wk_cpu_alloc,
+    .free = wk_cpu_free,
+    .upload = wk_cpu_upload,
+    .download = wk_cpu_download,
+    .sync = wk_cpu_sync,
+    .fill = wk_cpu_fill,
+    .arange = wk_cpu_arange,
+    .rand_uniform = wk_cpu_rand_uniform,
+    .rand_normal = wk_cpu_rand_normal,
+    .copy = wk_cpu_copy,
+    .cast = wk_cpu_cast,
+    .copy2d = wk_cpu_copy2d,
+    .unary = wk_cpu_unary,
+    .affine = wk_cpu_affine,
+    .powf = wk_cpu_powf,
+    .elu = wk_cpu_elu,
+    .clamp = wk_cpu_clamp,
+    .binary = wk_cpu_binary,
+    .compare = wk_cpu_compare,
+    .where = wk_cpu_where,
+    .reduce = wk_cpu_reduce,
+    .arg_reduce = wk_cpu_arg_reduce,
+    .softmax = wk_cpu_softmax,
+    .rms_norm = wk_cpu_rms_norm,
+    .layer_norm = wk_cpu_layer_norm,
+    .sort = wk_cpu_sort,
+    .matmul = wk_cpu_matmul,
+    .conv = wk_cpu_conv,
+    .pool2d = wk_cpu_pool2d,
+    .upsample_nearest = wk_cpu_upsample_nearest,
+    .upsample_bilinear2d = wk_cpu_upsample_bilinear2d,
+    .index_select = wk_cpu_index_select,
+    .gather = wk_cpu_gather,
+    .scatter = wk_cpu_scatter,
+    .index_add = wk_cpu_index_add,
+    .rope = wk_cpu_rope,
+};

@@ -1,0 +1,133 @@
+/* common.c: argument checks, dim normalisation and broadcasting shared by every op family. */
+#include "ops/common.h"
+
+#include <stdio.h>
+
+const char *wk_describe(char *buf, size_t cap, const wk_tensor *t)
+{
+    char sh[128];
+    snprintf(buf, cap, "%s %s on %s", wk_dtype_name(t->dtype), wk_shape_str(sh, sizeof sh, t->rank, t->shape),
+             t->storage->device->name);
+    return buf;
+}
+
+wk_status wk_check_tensor(const char *op, const char *name, const wk_tensor *t)
+{
+    if (!t)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, name);
+    return WK_OK;
+}
+
+wk_status wk_check_out(const char *op, const void *out)
+{
+    if (!out)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: out is NULL", op);
+    return WK_OK;
+}
+
+wk_status wk_check_same_device(const char *op, const wk_tensor *a, const wk_tensor *b)
+{
+    if (wk_dev(a) != wk_dev(b))
+        return wk_error(WK_ERR_DEVICE, "%s: operands on different devices (%s and %s)", op, wk_dev(a)->name,
+                        wk_dev(b)->name);
+    return WK_OK;
+}
+
+wk_status wk_check_same_dtype(const char *op, const wk_tensor *a, const wk_tensor *b)
+{
+    if (a->dtype != b->dtype)
+        return wk_error(WK_ERR_DTYPE, "%s: operands of different dtypes (%s and %s)", op, wk_dtype_name(a->dtype),
+                        wk_dtype_name(b->dtype));
+    return WK_OK;
+}
+
+wk_status wk_check_float(const char *op, const wk_tensor *t)
+{
+    if (!wk_dtype_is_float(t->dtype))
+        return wk_error(WK_ERR_DTYPE, "%s: dtype %s not supported (float dtypes only)", op, wk_dtype_name(t->dtype));
+    return WK_OK;
+}
+
+wk_status wk_check_index_dtype(const char *op, const wk_tensor *t)
+{
+    if (wk_dtype_is_float(t->dtype))
+        return wk_error(WK_ERR_DTYPE, "%s: index dtype %s not supported (u8, u32, i32, i64)", op,
+                        wk_dtype_name(t->dtype));
+    return WK_OK;
+}
+
+wk_status wk_check_rank(const char *op, const char *name, const wk_tensor *t, int rank)
+{
+    char buf[200];
+    if (t->rank != rank)
+        return wk_error(WK_ERR_SHAPE, "%s: %s must have rank %d, got %s", op, name, rank,
+                        wk_describe(buf, sizeof buf, t));
+    return WK_OK;
+}
+
+wk_status wk_check_writable(const char *op, const wk_tensor *t)
+{
+    char buf[200];
+    if (wk_tensor_has_overlap(t))
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: target %s has overlapping elements (a broadcast view?)", op,
+                        wk_describe(buf, sizeof buf, t));
+    return WK_OK;
+}
+
+wk_status wk_check_slot(const char *op, const wk_tensor *t, const void *slot)
+{
+    if (!slot)
+        return wk_error(WK_ERR_UNSUPPORTED, "%s: backend %s does not implement this op", op, wk_be(t)->name);
+    return WK_OK;
+}
+
+wk_status wk_norm_dim(const char *op, int dim, int rank, int *out)
+{
+    int n = rank > 0 ? rank : 1; /* a rank-0 tensor accepts dim 0 / -1 where an op allows it */
+    if (dim < -n || dim >= n || rank == 0)
+        return wk_error(WK_ERR_SHAPE, "%s: dim %d out of range for rank %d", op, dim, rank);
+    *out = dim < 0 ? dim + rank : dim;
+    return WK_OK;
+}
+
+wk_status wk_broadcast_shape(const char *op, int ra, const int64_t *sa, int rb, const int64_t *sb, int *rank,
+                             int64_t *shape)
+{
+    char b1[128], b2[128];
+    int r = ra > rb ? ra : rb;
+    for (int i = 0; i < r; i++) {
+        int64_t da = i < r - ra ? 1 : sa[i - (r - ra)];
+        int64_t db = i < r - rb ? 1 : sb[i - (r - rb)];
+        if (da != db && da != 1 && db != 1)
+            return wk_error(WK_ERR_SHAPE, "%s: shapes %s and %s cannot be broadcast", op,
+                            wk_shape_str(b1, sizeof b1, ra, sa), wk_shape_str(b2, sizeof b2, rb, sb));
+        shape[i] = da == 1 ? db : da;
+    }
+    *rank = r;
+    return WK_OK;
+}
+
+wk_status wk_broadcast_view(const char *op, const wk_tensor *t, int rank, const int64_t *shape, wk_tensor **out)
+{
+    char b1[128], b2[128];
+    int64_t strides[WK_MAX_RANK];
+    if (rank < t->rank || rank > WK_MAX_RANK)
+        return wk_error(WK_ERR_SHAPE, "%s: cannot broadcast %s to %s", op, wk_shape_str(b1, sizeof b1, t->rank, t->shape),
+                        wk_shape_str(b2, sizeof b2, rank, shape));
+    int lead = rank - t->rank;
+    for (int i = 0; i < rank; i++) {
+        if (i < lead) {
+            strides[i] = 0;
+            continue;
+        }
+        int64_t d = t->shape[i - lead];
+        if (d == shape[i])
+            strides[i] = t->strides[i - lead];
+        else if (d == 1)
+            strides[i] = 0;
+        else
+            return wk_error(WK_ERR_SHAPE, "%s: cannot broadcast %s to %s", op,
+                            wk_shape_str(b1, sizeof b1, t->rank, t->shape), wk_shape_str(b2, sizeof b2, rank, shape));
+    }
+    return wk_tensor_view(t, rank, shape, strides, t->offset, out);
+}

@@ -1,0 +1,45 @@
+/* common.h: the validation and shape helpers every file of ops/ uses, so each check is written once.
+ * Each helper takes the op name and, on failure, records a message naming it and returns a status. */
+#ifndef WK_OPS_COMMON_H
+#define WK_OPS_COMMON_H
+
+#include "backend.h"
+#include "core/error.h"
+
+/* The device a tensor lives on, and its backend. */
+static inline wk_device *wk_dev(const wk_tensor *t) { return t->storage->device; }
+static inline const wk_backend *wk_be(const wk_tensor *t) { return t->storage->device->backend; }
+
+/* t is not NULL (name: "x", "weight", ...). */
+wk_status wk_check_tensor(const char *op, const char *name, const wk_tensor *t);
+/* out-parameter is not NULL. */
+wk_status wk_check_out(const char *op, const void *out);
+/* b is on a's device. */
+wk_status wk_check_same_device(const char *op, const wk_tensor *a, const wk_tensor *b);
+/* b has a's dtype. */
+wk_status wk_check_same_dtype(const char *op, const wk_tensor *a, const wk_tensor *b);
+/* t's dtype is a float dtype. */
+wk_status wk_check_float(const char *op, const wk_tensor *t);
+/* t's dtype is an index dtype (u8, u32, i32, i64). */
+wk_status wk_check_index_dtype(const char *op, const wk_tensor *t);
+/* t has exactly `rank` dims. */
+wk_status wk_check_rank(const char *op, const char *name, const wk_tensor *t, int rank);
+/* t is a valid in-place target (no element addressed twice). */
+wk_status wk_check_writable(const char *op, const wk_tensor *t);
+/* The backend has the slot (pass the slot pointer cast to const void *). */
+wk_status wk_check_slot(const char *op, const wk_tensor *t, const void *slot);
+#define WK_CHECK_SLOT(op, t, slot) wk_check_slot(op, t, (const void *)(uintptr_t)wk_be(t)->slot)
+
+/* dim in [-rank, rank) -> [0, rank). */
+wk_status wk_norm_dim(const char *op, int dim, int rank, int *out);
+
+/* numpy broadcast of two shapes into (rank, shape). */
+wk_status wk_broadcast_shape(const char *op, int ra, const int64_t *sa, int rb, const int64_t *sb, int *rank,
+                             int64_t *shape);
+/* A view of t broadcast to (rank, shape), which must be broadcast-compatible (checked). */
+wk_status wk_broadcast_view(const char *op, const wk_tensor *t, int rank, const int64_t *shape, wk_tensor **out);
+
+/* Formats "f32 [2, 3] on cpu" for messages. */
+const char *wk_describe(char *buf, size_t cap, const wk_tensor *t);
+
+#endif

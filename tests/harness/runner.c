@@ -1,0 +1,70 @@
+/* runner.c: runs the case table on one device and prints a line (or a JSON record) per case. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+
+uint64_t wkt_default_seed(void)
+{
+    const char *s = getenv("WICK_SEED");
+    if (s && *s)
+        return strtoull(s, NULL, 0);
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec;
+}
+
+static void print_case(FILE *f, const wkt_options *o, const wkt_case *c, const wkt_result *r, wk_device *dev)
+{
+    char sh[96];
+    wkt_shape_name(c, sh, sizeof sh);
+    const char *verdict = r->skipped ? "SKIP" : r->pass ? "PASS" : "FAIL";
+    if (o->json) {
+        char err[32];
+        if (isfinite(r->max_rel_err))
+            snprintf(err, sizeof err, "%.3e", r->max_rel_err);
+        else
+            snprintf(err, sizeof err, "null");
+        fprintf(f,
+                "{\"device\":\"%s\",\"family\":\"%s\",\"op\":\"%s\",\"dtype\":\"%s\",\"layout\":\"%s\","
+                "\"shape\":\"%s\",\"max_rel_err\":%s,\"tol\":%.1e,\"pass\":%s,\"skipped\":%s}\n",
+                wk_device_name(dev), c->family, c->op, wk_dtype_name(c->dtype), wkt_layout_name(c->layout), sh, err,
+                r->tol, r->pass && !r->skipped ? "true" : "false", r->skipped ? "true" : "false");
+        return;
+    }
+    if (o->quiet && r->pass && !r->skipped)
+        return;
+    fprintf(f, "%-4s %-8s %-22s %-5s %-10s %-14s err %-9.2e tol %-7.0e %s\n", verdict, wk_device_name(dev), c->op,
+            wk_dtype_name(c->dtype), wkt_layout_name(c->layout), sh, r->max_rel_err, r->tol, r->msg);
+}
+
+wkt_summary wkt_run_table(wk_device *dev, const wkt_options *o)
+{
+    wkt_summary sum = {0, 0, 0};
+    wkt_list list = {0};
+    int nf = 0;
+    const wkt_family *const *fams = wkt_families(&nf);
+    FILE *f = o->out ? o->out : stdout;
+    for (int i = 0; i < nf; i++)
+        fams[i]->cases(&list);
+    for (int i = 0; i < list.n; i++) {
+        const wkt_case *c = &list.items[i];
+        if (o->op_filter && strcmp(o->op_filter, c->op) != 0)
+            continue;
+        wkt_rng rng;
+        wkt_rng_seed(&rng, o->seed ^ ((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull));
+        wkt_result r = {.max_rel_err = 0, .tol = 0, .pass = true, .skipped = false, .msg = ""};
+        c->run(c, dev, &rng, &r);
+        if (r.skipped)
+            sum.skipped++;
+        else if (r.pass)
+            sum.passed++;
+        else
+            sum.failed++;
+        print_case(f, o, c, &r, dev);
+    }
+    wkt_list_free(&list);
+    return sum;
+}

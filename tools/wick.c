@@ -1,0 +1,3 @@
+/* wick.c: placeholder CLI until tools/ is written. */
+#include "wick.h"
+int main(void) { return 0; }
