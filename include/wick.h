@@ -154,10 +154,14 @@ wk_status wk_full(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, d
  * (a stride 0 over a dim of size > 1). */
 wk_status wk_fill(wk_tensor *t, double value);
 /* 1-D tensor start, start+step, ... < end (> end for negative step); step != 0. Values computed
- * as start + i*step in f64, then converted to dt. */
+ * as start + i*step in f64, then converted to dt. Length ceil((end - start) / step), empty when end lies
+ * behind start for the sign of step; start, end and step must be finite. */
 wk_status wk_arange(wk_device *dev, wk_dtype dt, double start, double end, double step, wk_tensor **out);
 /* Counter-based random numbers (Philox4x32-10): element i of the result depends only on (seed, i), so
- * a seed gives bit-identical f32/f64 values on every backend. Float dtypes only. */
+ * a seed gives bit-identical f32/f64 values on every backend. Float dtypes only. Parameters finite (and
+ * finite in f32 for f16/bf16/f32, which compute in f32); uniform: lo <= hi, values in [lo, hi) except that
+ * rounding may give hi; normal: std >= 0, and its log/sin/cos agree across backends to their math
+ * libraries' accuracy. The exact recipe is documented in src/cpu/rand.c. */
 wk_status wk_rand_uniform(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, uint64_t seed,
                           double lo, double hi, wk_tensor **out);
 wk_status wk_rand_normal(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, uint64_t seed,
@@ -172,13 +176,17 @@ wk_status wk_cast(const wk_tensor *t, wk_dtype dt, wk_tensor **out);
 /* 2-D block copy in place: for r < rows, c < cols:
  *   dst.storage[dst_offset + r*dst_ld + c] = src.storage[src_offset + r*src_ld + c]
  * counted in elements from each tensor's storage start (its view offset is not added). Same dtype and
- * device; every element touched must lie inside each storage. */
+ * device; every element touched must lie inside each storage. All arguments >= 0; dst_ld >= cols when
+ * rows > 1 (dst rows never overlap; src_ld may be anything, 0 repeats one row); when src and dst share a
+ * storage, the spans [offset, offset + (rows-1)*ld + cols) of the two blocks must not intersect. */
 wk_status wk_copy2d(const wk_tensor *src, wk_tensor *dst, int64_t rows, int64_t cols, int64_t src_ld,
                     int64_t dst_ld, int64_t src_offset, int64_t dst_offset);
 /* Writes src into the view dst in place (same shape, or src broadcastable to dst's shape; same dtype
- * and device). dst must not have overlapping elements. */
+ * and device). dst must not have overlapping elements. src may share memory with dst (a shifted or
+ * transposed view of it): the result is as if src were read completely before any write. */
 wk_status wk_copy_into(wk_tensor *dst, const wk_tensor *src);
-/* slice_set: writes src into dst[..., start:start+src.shape[dim], ...] along dim, in place. */
+/* slice_set: writes src into dst[..., start:start+src.shape[dim], ...] along dim, in place. src has dst's
+ * rank and dst's sizes off dim; aliasing as wk_copy_into. */
 wk_status wk_slice_set(wk_tensor *dst, const wk_tensor *src, int dim, int64_t start);
 /* Concatenates n >= 1 tensors along dim (same dtype, device, and shape apart from dim). */
 wk_status wk_cat(const wk_tensor *const *ts, int n, int dim, wk_tensor **out);
@@ -189,7 +197,8 @@ typedef enum wk_unary_op {
     WK_UNARY_RECIP, WK_UNARY_SQRT,
     WK_UNARY_GELU,     /* tanh approximation */
     WK_UNARY_GELU_ERF, /* exact: x * (1 + erf(x / sqrt(2))) / 2 */
-    WK_UNARY_SILU, WK_UNARY_SIGMOID, WK_UNARY_CEIL, WK_UNARY_FLOOR,
+    WK_UNARY_SILU,     /* silu(-inf) and gelu(-inf) are NaN (-inf * 0), as in PyTorch */
+    WK_UNARY_SIGMOID, WK_UNARY_CEIL, WK_UNARY_FLOOR,
     WK_UNARY_ROUND,    /* half to even */
     WK_UNARY_SQR,      /* ints too (wraps) */
     WK_UNARY_ABS,      /* ints too (unsigned: identity; INT_MIN wraps to itself) */
@@ -232,7 +241,8 @@ wk_status wk_where(const wk_tensor *cond, const wk_tensor *t, const wk_tensor *f
 typedef enum wk_reduce_op { WK_REDUCE_SUM, WK_REDUCE_MIN, WK_REDUCE_MAX, WK_REDUCE_MEAN } wk_reduce_op;
 #define WK_REDUCE_COUNT 4
 const char *wk_reduce_name(wk_reduce_op op);
-/* Reduces over the ndims dims listed (distinct, may be negative); ndims == 0 reduces over every dim.
+/* Reduces over the ndims dims listed (distinct, may be negative); ndims == 0 reduces over every dim
+ * (a rank-0 tensor reduces to itself).
  * sum: f16/bf16 accumulate in f32, ints wrap; mean: float only; min/max: NaN propagates, and an empty
  * reduction is WK_ERR_SHAPE. keepdim keeps reduced dims with size 1. */
 wk_status wk_reduce(wk_reduce_op op, const wk_tensor *x, const int *dims, int ndims, bool keepdim,
@@ -243,8 +253,8 @@ wk_status wk_argmax(const wk_tensor *x, int dim, bool keepdim, wk_tensor **out);
 /* Over the last dim, max subtracted first. Float only. */
 wk_status wk_softmax_last_dim(const wk_tensor *x, wk_tensor **out);
 wk_status wk_log_softmax_last_dim(const wk_tensor *x, wk_tensor **out);
-/* x / sqrt(mean(x^2) + eps) * w over the last dim; w is 1-D of the last dim's size. Statistics in f32
- * (f64 for f64). */
+/* x / sqrt(mean(x^2) + eps) * w over the last dim; w is 1-D of the last dim's size; eps finite and >= 0.
+ * Statistics in f32 or wider (the CPU uses f64). x must have rank >= 1. */
 wk_status wk_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor **out);
 /* (x - mean) / sqrt(var + eps) * w + b over the last dim (biased variance); w and b may be NULL. */
 wk_status wk_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
@@ -296,7 +306,9 @@ typedef struct wk_pool_params {
 /* x (N, C, H, W). max_pool2d: all dtypes (NaN propagates); avg_pool2d: float. */
 wk_status wk_max_pool2d(const wk_tensor *x, const wk_pool_params *p, wk_tensor **out);
 wk_status wk_avg_pool2d(const wk_tensor *x, const wk_pool_params *p, wk_tensor **out);
-/* PyTorch 'nearest': src = floor(dst * in / out). x (N, C, L) / (N, C, H, W); all dtypes. */
+/* PyTorch 'nearest': src = min(floorf(dst * (float)(in / out)), in - 1), the scale computed and applied
+ * in f32 as PyTorch's main path does (this differs from the exact floor(dst * in / out) in rare cases,
+ * e.g. 3 -> 123 at dst 41). x (N, C, L) / (N, C, H, W); all dtypes. */
 wk_status wk_upsample_nearest1d(const wk_tensor *x, int64_t out_l, wk_tensor **out);
 wk_status wk_upsample_nearest2d(const wk_tensor *x, int64_t out_h, int64_t out_w, wk_tensor **out);
 /* Bilinear (PyTorch rules). scale_h/scale_w > 0 are used for the source index (as PyTorch's

@@ -89,6 +89,24 @@ float wk_f16_to_f32(uint16_t h)
     return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
 }
 
+/* v rounded to f32 with round-to-odd (an inexact result gets its last mantissa bit set). Rounding that to
+ * a format at least two bits narrower gives the correctly rounded result (Boldo & Melquiond). */
+static float f64_to_f32_odd(double v)
+{
+    float f = (float)v;
+    if ((double)f == v || v != v)
+        return f;
+    uint32_t u = f32_bits(f), sign = u & 0x80000000u, mag = u & 0x7fffffffu;
+    if (mag == 0x7f800000u) /* overflowed: the largest finite f32 is the odd neighbour */
+        return bits_f32(sign | 0x7f7fffffu);
+    if (!(mag & 1u))
+        mag = fabs((double)f) < fabs(v) ? mag + 1 : mag - 1;
+    return bits_f32(sign | mag);
+}
+
+uint16_t wk_f64_to_f16(double v) { return wk_f32_to_f16(f64_to_f32_odd(v)); }
+uint16_t wk_f64_to_bf16(double v) { return wk_f32_to_bf16(f64_to_f32_odd(v)); }
+
 uint8_t wk_sat_u8(double v)
 {
     if (!(v == v)) return 0;
@@ -130,8 +148,8 @@ wk_scalar wk_scalar_storage(wk_dtype dt, double v)
     case WK_U32: s.u32 = wk_sat_u32(v); break;
     case WK_I32: s.i32 = wk_sat_i32(v); break;
     case WK_I64: s.i64 = wk_sat_i64(v); break;
-    case WK_F16: s.h = wk_f32_to_f16((float)v); break;
-    case WK_BF16: s.h = wk_f32_to_bf16((float)v); break;
+    case WK_F16: s.h = wk_f64_to_f16(v); break;
+    case WK_BF16: s.h = wk_f64_to_bf16(v); break;
     case WK_F32: s.f32 = (float)v; break;
     case WK_F64: s.f64 = v; break;
     }

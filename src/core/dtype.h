@@ -22,6 +22,11 @@ wk_scalar wk_scalar_storage(wk_dtype dt, double v);
 /* v in dt's arithmetic type: f32 for f16/bf16 (after rounding through f32), otherwise as storage. */
 wk_scalar wk_scalar_compute(wk_dtype dt, double v);
 
+/* Correctly rounded (nearest even) f64 -> f16 / bf16 in one step: rounding to f32 first and then again
+ * would round some values twice (1 + 2^-11 + 2^-40 must give 1 + 2^-10 in f16, not 1). */
+uint16_t wk_f64_to_f16(double v);
+uint16_t wk_f64_to_bf16(double v);
+
 /* Saturating, NaN-to-zero conversion of a double to each integer type (truncation toward zero). */
 uint8_t wk_sat_u8(double v);
 uint32_t wk_sat_u32(double v);

@@ -59,6 +59,8 @@ wk_status wk_reshape(const wk_tensor *t, int rank, const int64_t *shape, wk_tens
         else if (shape[i] < 0)
             return wk_error(WK_ERR_SHAPE, "%s: bad size %lld in %s", op, (long long)shape[i],
                             wk_shape_str(b1, sizeof b1, rank, shape));
+        else if (shape[i] > 0 && known > INT64_MAX / shape[i])
+            return wk_error(WK_ERR_SHAPE, "%s: shape %s is too large", op, wk_shape_str(b1, sizeof b1, rank, shape));
         else
             known *= shape[i];
     }
@@ -126,8 +128,8 @@ wk_status wk_narrow(const wk_tensor *t, int dim, int64_t start, int64_t len, wk_
     VIEW_PROLOGUE(op, t, out);
     WK_TRY(wk_norm_dim(op, dim, t->rank, &d));
     if (start < 0 || len < 0 || start > t->shape[d] - len)
-        return wk_error(WK_ERR_SHAPE, "%s: range [%lld, %lld) outside dim %d of size %lld", op, (long long)start,
-                        (long long)(start + len), d, (long long)t->shape[d]);
+        return wk_error(WK_ERR_SHAPE, "%s: %lld elements from %lld outside dim %d of size %lld", op, (long long)len,
+                        (long long)start, d, (long long)t->shape[d]);
     int64_t sh[WK_MAX_RANK];
     memcpy(sh, t->shape, sizeof sh);
     sh[d] = len;
@@ -138,11 +140,18 @@ wk_status wk_broadcast_to(const wk_tensor *t, int rank, const int64_t *shape, wk
 {
     static const char op[] = "broadcast_to";
     VIEW_PROLOGUE(op, t, out);
+    if (rank < 0 || rank > WK_MAX_RANK)
+        return wk_error(WK_ERR_SHAPE, "%s: rank %d outside 0..%d", op, rank, WK_MAX_RANK);
     if (rank > 0 && !shape)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: shape is NULL", op);
-    for (int i = 0; i < rank; i++)
+    int64_t numel = 1;
+    for (int i = 0; i < rank; i++) {
         if (shape[i] < 0)
             return wk_error(WK_ERR_SHAPE, "%s: negative size %lld", op, (long long)shape[i]);
+        if (shape[i] > 0 && numel > INT64_MAX / shape[i])
+            return wk_error(WK_ERR_SHAPE, "%s: target shape is too large", op);
+        numel *= shape[i];
+    }
     return wk_broadcast_view(op, t, rank, shape, out);
 }
 
@@ -190,8 +199,10 @@ wk_status wk_flatten(const wk_tensor *t, int start_dim, int end_dim, wk_tensor *
     static const char op[] = "flatten";
     int s, e;
     VIEW_PROLOGUE(op, t, out);
-    if (t->rank == 0) {
+    if (t->rank == 0) { /* a scalar flattens to one element; its only dims are 0 and -1 */
         int64_t one = 1;
+        if ((start_dim != 0 && start_dim != -1) || (end_dim != 0 && end_dim != -1))
+            return wk_error(WK_ERR_SHAPE, "%s: dims %d, %d out of range for rank 0", op, start_dim, end_dim);
         return wk_reshape(t, 1, &one, out);
     }
     WK_TRY(wk_norm_dim(op, start_dim, t->rank, &s));
@@ -219,13 +230,20 @@ wk_status wk_as_strided(const wk_tensor *t, int rank, const int64_t *shape, cons
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: shape or strides is NULL", op);
     if (offset < 0)
         return wk_error(WK_ERR_SHAPE, "%s: negative offset %lld", op, (long long)offset);
+    /* numel and the last element addressed, refusing what would overflow int64 */
     int64_t last = offset, numel = 1;
-    for (int i = 0; i < rank; i++) {
+    for (int i = 0; i < rank; i++)
         if (shape[i] < 0 || strides[i] < 0)
             return wk_error(WK_ERR_SHAPE, "%s: negative size or stride at dim %d", op, i);
+    for (int i = 0; i < rank; i++) {
+        if (shape[i] > 0 && numel > INT64_MAX / shape[i])
+            return wk_error(WK_ERR_SHAPE, "%s: shape is too large", op);
         numel *= shape[i];
-        if (shape[i] > 0)
-            last += (shape[i] - 1) * strides[i];
+    }
+    for (int i = 0; i < rank && numel > 0; i++) {
+        if (strides[i] > 0 && shape[i] - 1 > (INT64_MAX - last) / strides[i])
+            return wk_error(WK_ERR_SHAPE, "%s: view reaches beyond element 2^63", op);
+        last += (shape[i] - 1) * strides[i];
     }
     int64_t cap = (int64_t)(t->storage->bytes / wk_dtype_size(t->dtype));
     if (numel > 0 && last >= cap)

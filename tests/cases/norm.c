@@ -1,6 +1,192 @@
-/* norm.c: case family 'norm' (placeholder until its cases are written). */
+/* norm.c: case family 'norm': softmax and log_softmax over the last dim, rms_norm and layer_norm (with
+ * and without weight/bias, in their own layouts), against a plain float64 reference; error paths. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "harness.h"
+#include "special_inputs.h"
 
-static void cases(wkt_list *l) { (void)l; }
+/* iparam: [0] kind, [1] weight layout (-1: no weight), [2] bias layout (-1: no bias). fparam[0]: eps. */
+enum { P_KIND, P_WLAYOUT, P_BLAYOUT };
+enum { SOFTMAX, LOG_SOFTMAX, RMS_NORM, LAYER_NORM };
+static const char *const kind_names[] = {"softmax", "log_softmax", "rms_norm", "layer_norm"};
 
-const wkt_family wkt_family_norm = {.name = "norm", .cases = cases, .errors = NULL};
+/* One row of n values (x) into y, in double. w/b may be NULL. */
+static void reference_row(int kind, const double *x, int64_t n, const double *w, const double *b, double eps,
+                          double *y)
+{
+    if (kind == SOFTMAX || kind == LOG_SOFTMAX) {
+        double max = -INFINITY, sum = 0;
+        for (int64_t i = 0; i < n; i++)
+            max = x[i] > max ? x[i] : max;
+        for (int64_t i = 0; i < n; i++)
+            sum += exp(x[i] - max);
+        for (int64_t i = 0; i < n; i++)
+            y[i] = kind == SOFTMAX ? exp(x[i] - max) / sum : x[i] - max - log(sum);
+        return;
+    }
+    double mean = 0, var = 0;
+    if (kind == LAYER_NORM) {
+        for (int64_t i = 0; i < n; i++)
+            mean += x[i];
+        mean /= (double)n;
+    }
+    for (int64_t i = 0; i < n; i++)
+        var += (x[i] - mean) * (x[i] - mean);
+    double scale = 1 / sqrt(var / (double)n + eps);
+    for (int64_t i = 0; i < n; i++)
+        y[i] = (x[i] - mean) * scale * (w ? w[i] : 1) + (b ? b[i] : 0);
+}
+
+static void run_norm(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
+{
+    int kind = c->iparam[P_KIND];
+    int64_t n = c->rank > 0 ? c->shape[c->rank - 1] : 1;
+    wk_tensor *x = NULL, *w = NULL, *b = NULL, *o = NULL;
+    double *xv = NULL, *wv = NULL, *bv = NULL, *got = NULL, *want = NULL;
+    wk_status s = wkt_make(dev, c->dtype, c->rank, c->shape, c->layout, wkt_dist_default(c->dtype), rng, &x, &xv);
+    if (s == WK_OK && c->iparam[P_WLAYOUT] >= 0)
+        s = wkt_make(dev, c->dtype, 1, &n, (wkt_layout)c->iparam[P_WLAYOUT], wkt_dist_default(c->dtype), rng, &w,
+                     &wv);
+    if (s == WK_OK && c->iparam[P_BLAYOUT] >= 0)
+        s = wkt_make(dev, c->dtype, 1, &n, (wkt_layout)c->iparam[P_BLAYOUT], wkt_dist_default(c->dtype), rng, &b,
+                     &bv);
+    if (wkt_failed(s, r, "make inputs"))
+        goto done;
+    double eps = c->fparam[0];
+    switch (kind) {
+    case SOFTMAX: s = wk_softmax_last_dim(x, &o); break;
+    case LOG_SOFTMAX: s = wk_log_softmax_last_dim(x, &o); break;
+    case RMS_NORM: s = wk_rms_norm(x, w, eps, &o); break;
+    default: s = wk_layer_norm(x, w, b, eps, &o); break;
+    }
+    if (wkt_failed(s, r, c->op) || !check_shape(o, c->dtype, c->rank, c->shape, r) ||
+        wkt_failed(wkt_read(o, &got), r, "read"))
+        goto done;
+    int64_t numel = wk_tensor_numel(x);
+    want = malloc((size_t)numel * sizeof *want + 1);
+    if (!want) {
+        wkt_fail(r, "out of memory");
+        goto done;
+    }
+    for (int64_t row = 0; n > 0 && row < numel / n; row++)
+        reference_row(kind, xv + row * n, n, wv, bv, eps, want + row * n);
+    wkt_compare(c->dtype, got, want, numel, wkt_tol(c->dtype, WKT_TOL_ELEMENTWISE), false, r);
+done:
+    wk_tensor_release(x);
+    wk_tensor_release(w);
+    wk_tensor_release(b);
+    wk_tensor_release(o);
+    free(xv);
+    free(wv);
+    free(bv);
+    free(got);
+    free(want);
+}
+
+static void add_case(wkt_list *l, int kind, wk_dtype dt, wkt_layout layout, int rank, const int64_t *shape,
+                     int wlayout, int blayout)
+{
+    wkt_case c = {.family = "norm", .dtype = dt, .layout = layout, .rank = rank, .run = run_norm};
+    snprintf(c.op, sizeof c.op, "%s", kind_names[kind]);
+    if (rank > 0)
+        memcpy(c.shape, shape, (size_t)rank * sizeof *shape);
+    c.iparam[P_KIND] = kind;
+    c.iparam[P_WLAYOUT] = kind == RMS_NORM && wlayout < 0 ? WKT_CONTIG : wlayout; /* rms_norm needs a weight */
+    c.iparam[P_BLAYOUT] = kind == LAYER_NORM ? blayout : -1;
+    c.fparam[0] = kind == RMS_NORM ? 1e-6 : 1e-5;
+    wkt_add(l, &c);
+}
+
+static void cases(wkt_list *l)
+{
+    static const wk_dtype floats[] = {WK_F16, WK_BF16, WK_F32, WK_F64};
+    /* weight/bias layouts rotate through contiguous, offset, broadcast (stride 0) and absent */
+    static const int param_layouts[] = {WKT_CONTIG, WKT_OFFSET, WKT_BROADCAST, -1};
+    static const int64_t shape[3] = {6, 5, 33};
+    for (int kind = SOFTMAX; kind <= LAYER_NORM; kind++)
+        for (int t = 0; t < 4; t++)
+            for (int lay = 0; lay < WKT_LAYOUT_COUNT; lay++) {
+                int k = kind + t + lay;
+                bool has_params = kind >= RMS_NORM;
+                add_case(l, kind, floats[t], (wkt_layout)lay, 3, shape, has_params ? param_layouts[k % 4] : -1,
+                         has_params ? param_layouts[(k + 1) % 4] : -1);
+            }
+    /* rank 1 and 2, a single-element row, zero rows, empty rows, a scalar (softmax only); big cases
+     * above the thread grain */
+    static const int64_t vec[1] = {100}, one[2] = {7, 1}, no_rows[2] = {0, 9}, empty_rows[2] = {4, 0},
+                         big[2] = {64, 1024}, long_row[1] = {40000};
+    for (int kind = SOFTMAX; kind <= LAYER_NORM; kind++) {
+        add_case(l, kind, WK_F32, WKT_OFFSET, 1, vec, WKT_CONTIG, WKT_OFFSET);
+        add_case(l, kind, WK_F64, WKT_TRANSPOSED, 2, one, WKT_CONTIG, -1);
+        add_case(l, kind, WK_F32, WKT_CONTIG, 2, no_rows, WKT_CONTIG, WKT_CONTIG);
+        add_case(l, kind, WK_BF16, WKT_CONTIG, 2, empty_rows, WKT_CONTIG, WKT_CONTIG);
+        add_case(l, kind, WK_F32, WKT_CONTIG, 2, big, WKT_OFFSET, WKT_CONTIG);
+        add_case(l, kind, WK_F16, WKT_TRANSPOSED, 2, big, WKT_CONTIG, -1);
+        add_case(l, kind, WK_F64, WKT_CONTIG, 1, long_row, WKT_BROADCAST, WKT_CONTIG);
+        if (kind <= LOG_SOFTMAX)
+            add_case(l, kind, WK_F32, WKT_CONTIG, 0, NULL, -1, -1);
+    }
+}
+
+/* ---------------------------------------------------------------- error paths */
+static void errors(wkt_errctx *e)
+{
+    static char marker;
+    wk_tensor *const before = (wk_tensor *)(void *)&marker;
+    wk_tensor *x = NULL, *xi = NULL, *scalar = NULL, *w = NULL, *w_short = NULL, *w_f64 = NULL, *w_2d = NULL;
+    wk_tensor *o = before;
+    const int64_t shape[2] = {3, 4}, four = 4, three = 3;
+    if (wk_tensor_empty(e->dev, WK_F32, 2, shape, &x) != WK_OK ||
+        wk_tensor_empty(e->dev, WK_I32, 2, shape, &xi) != WK_OK ||
+        wk_tensor_empty(e->dev, WK_F32, 0, NULL, &scalar) != WK_OK ||
+        wk_tensor_empty(e->dev, WK_F32, 1, &four, &w) != WK_OK ||
+        wk_tensor_empty(e->dev, WK_F32, 1, &three, &w_short) != WK_OK ||
+        wk_tensor_empty(e->dev, WK_F64, 1, &four, &w_f64) != WK_OK ||
+        wk_tensor_empty(e->dev, WK_F32, 2, shape, &w_2d) != WK_OK) {
+        printf("FAIL norm errors: cannot make inputs: %s\n", wk_last_error());
+        e->failures++;
+        goto done;
+    }
+#define EXPECT_FAIL(call, status, op)          \
+    do {                                       \
+        WKT_EXPECT(e, call, status, op);       \
+        expect_untouched(e, o, before, #call); \
+    } while (0)
+    EXPECT_FAIL(wk_softmax_last_dim(NULL, &o), WK_ERR_INVALID_ARGUMENT, "softmax_last_dim");
+    WKT_EXPECT(e, wk_softmax_last_dim(x, NULL), WK_ERR_INVALID_ARGUMENT, "softmax_last_dim");
+    EXPECT_FAIL(wk_softmax_last_dim(xi, &o), WK_ERR_DTYPE, "softmax_last_dim");
+    EXPECT_FAIL(wk_log_softmax_last_dim(NULL, &o), WK_ERR_INVALID_ARGUMENT, "log_softmax_last_dim");
+    EXPECT_FAIL(wk_log_softmax_last_dim(xi, &o), WK_ERR_DTYPE, "log_softmax_last_dim");
+    EXPECT_FAIL(wk_rms_norm(NULL, w, 1e-6, &o), WK_ERR_INVALID_ARGUMENT, "rms_norm");
+    EXPECT_FAIL(wk_rms_norm(x, NULL, 1e-6, &o), WK_ERR_INVALID_ARGUMENT, "rms_norm");
+    WKT_EXPECT(e, wk_rms_norm(x, w, 1e-6, NULL), WK_ERR_INVALID_ARGUMENT, "rms_norm");
+    EXPECT_FAIL(wk_rms_norm(xi, w, 1e-6, &o), WK_ERR_DTYPE, "rms_norm");
+    EXPECT_FAIL(wk_rms_norm(x, w_short, 1e-6, &o), WK_ERR_SHAPE, "rms_norm");
+    EXPECT_FAIL(wk_rms_norm(x, w_2d, 1e-6, &o), WK_ERR_SHAPE, "rms_norm");
+    EXPECT_FAIL(wk_rms_norm(x, w_f64, 1e-6, &o), WK_ERR_DTYPE, "rms_norm");
+    EXPECT_FAIL(wk_rms_norm(scalar, w, 1e-6, &o), WK_ERR_SHAPE, "rms_norm");
+    EXPECT_FAIL(wk_rms_norm(x, w, -1.0, &o), WK_ERR_INVALID_ARGUMENT, "rms_norm");
+    EXPECT_FAIL(wk_rms_norm(x, w, NAN, &o), WK_ERR_INVALID_ARGUMENT, "rms_norm");
+    EXPECT_FAIL(wk_layer_norm(NULL, NULL, NULL, 1e-5, &o), WK_ERR_INVALID_ARGUMENT, "layer_norm");
+    WKT_EXPECT(e, wk_layer_norm(x, NULL, NULL, 1e-5, NULL), WK_ERR_INVALID_ARGUMENT, "layer_norm");
+    EXPECT_FAIL(wk_layer_norm(xi, NULL, NULL, 1e-5, &o), WK_ERR_DTYPE, "layer_norm");
+    EXPECT_FAIL(wk_layer_norm(x, w_short, NULL, 1e-5, &o), WK_ERR_SHAPE, "layer_norm");
+    EXPECT_FAIL(wk_layer_norm(x, w, w_short, 1e-5, &o), WK_ERR_SHAPE, "layer_norm");
+    EXPECT_FAIL(wk_layer_norm(x, NULL, w_f64, 1e-5, &o), WK_ERR_DTYPE, "layer_norm");
+    EXPECT_FAIL(wk_layer_norm(x, w, NULL, INFINITY, &o), WK_ERR_INVALID_ARGUMENT, "layer_norm");
+    EXPECT_FAIL(wk_layer_norm(scalar, NULL, NULL, 1e-5, &o), WK_ERR_SHAPE, "layer_norm");
+#undef EXPECT_FAIL
+done:
+    wk_tensor_release(x);
+    wk_tensor_release(xi);
+    wk_tensor_release(scalar);
+    wk_tensor_release(w);
+    wk_tensor_release(w_short);
+    wk_tensor_release(w_f64);
+    wk_tensor_release(w_2d);
+}
+
+const wkt_family wkt_family_norm = {.name = "norm", .cases = cases, .errors = errors};

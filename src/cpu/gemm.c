@@ -1,0 +1,107 @@
+/* gemm.c: the OpenBLAS call behind matmul and convolution, plus the packing of strided operands into the
+ * compute type and the rounding store back to f16/bf16 (declared in gemm.h). */
+#include "cpu/gemm.h"
+
+#include <cblas.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+void wk_gemm(wk_dtype ct, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
+             const void *b, int64_t ldb, void *c, int64_t ldc)
+{
+    enum CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+    if (ct == WK_F64)
+        cblas_dgemm(CblasRowMajor, ta, tb, (blasint)m, (blasint)n, (blasint)k, 1.0, a, (blasint)lda, b,
+                    (blasint)ldb, 0.0, c, (blasint)ldc);
+    else
+        cblas_sgemm(CblasRowMajor, ta, tb, (blasint)m, (blasint)n, (blasint)k, 1.0f, a, (blasint)lda, b,
+                    (blasint)ldb, 0.0f, c, (blasint)ldc);
+}
+
+void wk_gemm_for(int64_t n, int64_t grain, wk_range_fn body, void *ctx)
+{
+    bool threaded = openblas_get_parallel() == OPENBLAS_OPENMP;
+#ifdef _OPENMP
+    threaded = threaded && !omp_in_parallel(); /* called from a task that is already one of many */
+#endif
+    if (threaded)
+        wk_cpu_parallel_for(n, grain, body, ctx);
+    else if (n > 0)
+        body(ctx, 0, n);
+}
+
+typedef struct pack_job {
+    wk_dtype dt;
+    const char *src;
+    int64_t cols, rs, cs;
+    char *dst;
+} pack_job;
+
+static void pack_rows(void *arg, int64_t begin, int64_t end)
+{
+    const pack_job *j = arg;
+    size_t es = wk_dtype_size(j->dt), ces = wk_dtype_size(wk_gemm_compute_dtype(j->dt));
+    for (int64_t r = begin; r < end; r++)
+        wk_load_run(j->dt, j->src + (size_t)(r * j->rs) * es, j->cs, j->cols, j->dst + (size_t)(r * j->cols) * ces);
+}
+
+void wk_gemm_pack(wk_dtype dt, const void *src, int64_t rows, int64_t cols, int64_t rs, int64_t cs, void *dst)
+{
+    pack_job j = {.dt = dt, .src = src, .cols = cols, .rs = rs, .cs = cs, .dst = dst};
+    wk_gemm_for(rows, WK_CPU_GRAIN / (cols > 0 ? cols : 1) + 1, pack_rows, &j);
+}
+
+/* dst[i] = round(src[i] + b) for i in [begin, end). */
+static void store_run(wk_dtype dt, const void *src, void *dst, int64_t begin, int64_t end, double b)
+{
+    switch (dt) {
+    case WK_F16:
+        for (int64_t i = begin; i < end; i++)
+            wk_st_f16((wk_f16_t *)dst + i, ((const float *)src)[i] + (float)b);
+        break;
+    case WK_BF16:
+        for (int64_t i = begin; i < end; i++)
+            wk_st_bf16((wk_bf16_t *)dst + i, ((const float *)src)[i] + (float)b);
+        break;
+    case WK_F32:
+        for (int64_t i = begin; i < end; i++)
+            ((float *)dst)[i] = ((const float *)src)[i] + (float)b;
+        break;
+    default:
+        for (int64_t i = begin; i < end; i++)
+            ((double *)dst)[i] = ((const double *)src)[i] + b;
+    }
+}
+
+typedef struct store_job {
+    wk_dtype dt;
+    const void *src;
+    void *dst;
+    const void *bias;
+    int64_t per_bias, nbias;
+} store_job;
+
+/* Elements [begin, end), cut at bias boundaries. */
+static void store_range(void *arg, int64_t begin, int64_t end)
+{
+    const store_job *j = arg;
+    if (!j->bias) {
+        store_run(j->dt, j->src, j->dst, begin, end, 0);
+        return;
+    }
+    for (int64_t i = begin; i < end;) {
+        int64_t row = i / j->per_bias, stop = (row + 1) * j->per_bias < end ? (row + 1) * j->per_bias : end;
+        int64_t bi = row % j->nbias;
+        store_run(j->dt, j->src, j->dst, i, stop,
+                  j->dt == WK_F64 ? ((const double *)j->bias)[bi] : ((const float *)j->bias)[bi]);
+        i = stop;
+    }
+}
+
+void wk_gemm_store(wk_dtype dt, const void *src, void *dst, int64_t n, const void *bias, int64_t per_bias,
+                   int64_t nbias)
+{
+    store_job j = {.dt = dt, .src = src, .dst = dst, .bias = bias, .per_bias = per_bias, .nbias = nbias};
+    wk_gemm_for(n, WK_CPU_GRAIN, store_range, &j);
+}

@@ -1,0 +1,140 @@
+/* binary.c: the broadcasting element-wise ops (binary arithmetic, compare, where): argument checks, the numpy
+ * broadcast of the shapes, stride-0 views of the operands and the backend call. No tensor data is read here. */
+#include <stdio.h>
+
+#include "ops/common.h"
+
+static const char *const binary_names[WK_BINARY_COUNT] = {
+    [WK_BINARY_ADD] = "add", [WK_BINARY_SUB] = "sub",         [WK_BINARY_MUL] = "mul",
+    [WK_BINARY_DIV] = "div", [WK_BINARY_MAXIMUM] = "maximum", [WK_BINARY_MINIMUM] = "minimum",
+};
+static const char *const compare_names[WK_COMPARE_COUNT] = {
+    [WK_CMP_EQ] = "eq", [WK_CMP_NE] = "ne", [WK_CMP_LT] = "lt",
+    [WK_CMP_LE] = "le", [WK_CMP_GT] = "gt", [WK_CMP_GE] = "ge",
+};
+
+const char *wk_binary_name(wk_binary_op op)
+{
+    return (unsigned)op < WK_BINARY_COUNT ? binary_names[op] : "invalid";
+}
+
+const char *wk_compare_name(wk_compare_op op)
+{
+    return (unsigned)op < WK_COMPARE_COUNT ? compare_names[op] : "invalid";
+}
+
+/* Operands ready for a slot: views of the inputs broadcast to one shape, and the output of that shape. */
+typedef struct bcast {
+    int n;
+    wk_tensor *in[3];
+    wk_tensor *out;
+} bcast;
+
+static void bcast_release(bcast *b)
+{
+    for (int i = 0; i < b->n; i++)
+        wk_tensor_release(b->in[i]);
+    wk_tensor_release(b->out);
+}
+
+/* Broadcasts the n inputs (same device, checked by the caller) to their common shape and allocates a contiguous
+ * output of that shape with dtype out_dt. On failure nothing is left allocated. */
+static wk_status bcast_prepare(const char *op, int n, const wk_tensor *const *in, wk_dtype out_dt, bcast *b)
+{
+    int rank = in[0]->rank;
+    int64_t shape[WK_MAX_RANK], prev[WK_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        shape[d] = in[0]->shape[d];
+    for (int i = 1; i < n; i++) {
+        for (int d = 0; d < rank; d++) /* wk_broadcast_shape must not read what it writes */
+            prev[d] = shape[d];
+        WK_TRY(wk_broadcast_shape(op, rank, prev, in[i]->rank, in[i]->shape, &rank, shape));
+    }
+    *b = (bcast){.n = 0, .out = NULL};
+    for (int i = 0; i < n; i++) {
+        wk_status s = wk_broadcast_view(op, in[i], rank, shape, &b->in[i]);
+        if (s != WK_OK) {
+            bcast_release(b);
+            return s;
+        }
+        b->n++;
+    }
+    wk_status s = wk_tensor_alloc(wk_dev(in[0]), out_dt, rank, shape, &b->out);
+    if (s != WK_OK) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s", wk_last_error());
+        b->out = NULL;
+        bcast_release(b);
+        return wk_error(s, "%s: %s", op, msg);
+    }
+    return WK_OK;
+}
+
+/* Releases the views and hands the output to *out on success (else releases it too). */
+static wk_status bcast_finish(wk_status s, bcast *b, wk_tensor **out)
+{
+    if (s == WK_OK) {
+        *out = b->out;
+        b->out = NULL;
+    }
+    bcast_release(b);
+    return s;
+}
+
+/* a and b present, same device and dtype; out present. */
+static wk_status check_pair(const char *op, const wk_tensor *a, const wk_tensor *b, wk_tensor **out)
+{
+    WK_TRY(wk_check_tensor(op, "a", a));
+    WK_TRY(wk_check_tensor(op, "b", b));
+    WK_TRY(wk_check_out(op, out));
+    WK_TRY(wk_check_same_device(op, a, b));
+    return wk_check_same_dtype(op, a, b);
+}
+
+wk_status wk_binary(wk_binary_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor **out)
+{
+    char name[32];
+    bcast bc;
+    if ((unsigned)op >= WK_BINARY_COUNT)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "binary: invalid op %d", (int)op);
+    snprintf(name, sizeof name, "binary %s", binary_names[op]);
+    WK_TRY(check_pair(name, a, b, out));
+    WK_TRY(WK_CHECK_SLOT(name, a, binary));
+    const wk_tensor *in[2] = {a, b};
+    WK_TRY(bcast_prepare(name, 2, in, a->dtype, &bc));
+    return bcast_finish(wk_be(a)->binary(op, bc.in[0], bc.in[1], bc.out), &bc, out);
+}
+
+wk_status wk_compare(wk_compare_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor **out)
+{
+    char name[32];
+    bcast bc;
+    if ((unsigned)op >= WK_COMPARE_COUNT)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "compare: invalid op %d", (int)op);
+    snprintf(name, sizeof name, "compare %s", compare_names[op]);
+    WK_TRY(check_pair(name, a, b, out));
+    WK_TRY(WK_CHECK_SLOT(name, a, compare));
+    const wk_tensor *in[2] = {a, b};
+    WK_TRY(bcast_prepare(name, 2, in, WK_U8, &bc));
+    return bcast_finish(wk_be(a)->compare(op, bc.in[0], bc.in[1], bc.out), &bc, out);
+}
+
+wk_status wk_where(const wk_tensor *cond, const wk_tensor *t, const wk_tensor *f, wk_tensor **out)
+{
+    static const char op[] = "where";
+    bcast bc;
+    WK_TRY(wk_check_tensor(op, "cond", cond));
+    WK_TRY(wk_check_tensor(op, "t", t));
+    WK_TRY(wk_check_tensor(op, "f", f));
+    WK_TRY(wk_check_out(op, out));
+    WK_TRY(wk_check_same_device(op, cond, t));
+    WK_TRY(wk_check_same_device(op, cond, f));
+    if (cond->dtype != WK_U8 && cond->dtype != WK_U32 && cond->dtype != WK_I64)
+        return wk_error(WK_ERR_DTYPE, "%s: cond dtype %s not supported (u8, u32, i64)", op,
+                        wk_dtype_name(cond->dtype));
+    WK_TRY(wk_check_same_dtype(op, t, f));
+    WK_TRY(WK_CHECK_SLOT(op, t, where));
+    const wk_tensor *in[3] = {cond, t, f};
+    WK_TRY(bcast_prepare(op, 3, in, t->dtype, &bc));
+    return bcast_finish(wk_be(t)->where(bc.in[0], bc.in[1], bc.in[2], bc.out), &bc, out);
+}

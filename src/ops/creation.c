@@ -1,0 +1,419 @@
+/* creation.c: new tensors (zeros, ones, full, arange, random), copies (contiguous, to_device, copy2d,
+ * copy_into, slice_set, cat) and fill. Validation and views here; every byte moves in a backend slot. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/common.h"
+
+/* Checks the arguments of an op that makes a new tensor from (dev, dt, rank, shape). */
+static wk_status check_new(const char *op, const wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
+                           const void *out)
+{
+    char buf[160];
+    WK_TRY(wk_check_out(op, out));
+    if (!dev)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: device is NULL", op);
+    if (wk_dtype_size(dt) == 0)
+        return wk_error(WK_ERR_DTYPE, "%s: invalid dtype %d", op, (int)dt);
+    if (rank < 0 || rank > WK_MAX_RANK)
+        return wk_error(WK_ERR_SHAPE, "%s: rank %d outside 0..%d", op, rank, WK_MAX_RANK);
+    if (rank > 0 && !shape)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: shape is NULL for rank %d", op, rank);
+    for (int i = 0; i < rank; i++)
+        if (shape[i] < 0)
+            return wk_error(WK_ERR_SHAPE, "%s: negative size in shape %s", op,
+                            wk_shape_str(buf, sizeof buf, rank, shape));
+    return WK_OK;
+}
+
+/* wk_tensor_alloc, with the op's name put in front of its message on failure. */
+static wk_status alloc_for(const char *op, wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
+                           wk_tensor **out)
+{
+    wk_status s = wk_tensor_alloc(dev, dt, rank, shape, out);
+    if (s != WK_OK) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s", wk_last_error());
+        return wk_error(s, "%s: %s", op, msg);
+    }
+    return WK_OK;
+}
+
+/* Hands `t` to *out when s is WK_OK, else releases it. */
+static wk_status finish(wk_status s, wk_tensor *t, wk_tensor **out)
+{
+    if (s != WK_OK) {
+        wk_tensor_release(t);
+        return s;
+    }
+    *out = t;
+    return WK_OK;
+}
+
+/* ---------------------------------------------------------------- fills */
+
+static wk_status full_named(const char *op, wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
+                            double value, wk_tensor **out)
+{
+    wk_tensor *t = NULL;
+    WK_TRY(check_new(op, dev, dt, rank, shape, out));
+    WK_TRY(alloc_for(op, dev, dt, rank, shape, &t));
+    wk_status s = WK_CHECK_SLOT(op, t, fill);
+    if (s == WK_OK && wk_tensor_numel(t) > 0)
+        s = wk_be(t)->fill(t, wk_scalar_storage(dt, value));
+    return finish(s, t, out);
+}
+
+wk_status wk_zeros(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, wk_tensor **out)
+{
+    return full_named("zeros", dev, dt, rank, shape, 0.0, out);
+}
+
+wk_status wk_ones(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, wk_tensor **out)
+{
+    return full_named("ones", dev, dt, rank, shape, 1.0, out);
+}
+
+wk_status wk_full(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, double value, wk_tensor **out)
+{
+    return full_named("full", dev, dt, rank, shape, value, out);
+}
+
+wk_status wk_fill(wk_tensor *t, double value)
+{
+    static const char op[] = "fill";
+    WK_TRY(wk_check_tensor(op, "tensor", t));
+    WK_TRY(wk_check_writable(op, t));
+    WK_TRY(WK_CHECK_SLOT(op, t, fill));
+    if (wk_tensor_numel(t) == 0)
+        return WK_OK;
+    return wk_be(t)->fill(t, wk_scalar_storage(t->dtype, value));
+}
+
+wk_status wk_arange(wk_device *dev, wk_dtype dt, double start, double end, double step, wk_tensor **out)
+{
+    static const char op[] = "arange";
+    WK_TRY(check_new(op, dev, dt, 0, NULL, out));
+    if (!isfinite(start) || !isfinite(end) || !isfinite(step))
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: start %g, end %g and step %g must be finite", op, start, end,
+                        step);
+    if (step == 0)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: step is 0", op);
+    double len = ceil((end - start) / step);
+    if (!(len >= 0))
+        len = 0; /* end lies behind start for the sign of step: empty, as Python's range */
+    if (len > (double)(INT64_MAX / 16))
+        return wk_error(WK_ERR_SHAPE, "%s: %g elements is too many", op, len);
+    int64_t n = (int64_t)len;
+    wk_tensor *t = NULL;
+    WK_TRY(alloc_for(op, dev, dt, 1, &n, &t));
+    wk_status s = WK_CHECK_SLOT(op, t, arange);
+    if (s == WK_OK && n > 0)
+        s = wk_be(t)->arange(t, start, step);
+    return finish(s, t, out);
+}
+
+/* ---------------------------------------------------------------- random */
+
+typedef wk_status (*rand_slot)(wk_tensor *dst, uint64_t seed, double a, double b);
+
+static wk_status rand_named(const char *op, bool normal, wk_device *dev, wk_dtype dt, int rank,
+                            const int64_t *shape, uint64_t seed, double a, double b, wk_tensor **out)
+{
+    WK_TRY(check_new(op, dev, dt, rank, shape, out));
+    if (!wk_dtype_is_float(dt))
+        return wk_error(WK_ERR_DTYPE, "%s: dtype %s not supported (float dtypes only)", op, wk_dtype_name(dt));
+    if (!isfinite(a) || !isfinite(b))
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: parameters %g and %g must be finite", op, a, b);
+    if (normal && b < 0)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: std %g is negative", op, b);
+    if (!normal && a > b)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: lo %g is above hi %g", op, a, b);
+    /* f16/bf16/f32 compute in f32 (see cpu/rand.c): the parameters and hi - lo must be finite there too. */
+    bool narrow = dt != WK_F64;
+    double span = narrow ? (double)((float)b - (float)a) : b - a;
+    if ((narrow && (!isfinite((float)a) || !isfinite((float)b))) || (!normal && !isfinite(span)))
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: parameters %g and %g overflow %s arithmetic", op, a, b,
+                        narrow ? "f32" : "f64");
+    wk_tensor *t = NULL;
+    WK_TRY(alloc_for(op, dev, dt, rank, shape, &t));
+    rand_slot slot = normal ? wk_be(t)->rand_normal : wk_be(t)->rand_uniform;
+    wk_status s = wk_check_slot(op, t, (const void *)(uintptr_t)slot);
+    if (s == WK_OK && wk_tensor_numel(t) > 0)
+        s = slot(t, seed, a, b);
+    return finish(s, t, out);
+}
+
+wk_status wk_rand_uniform(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, uint64_t seed, double lo,
+                          double hi, wk_tensor **out)
+{
+    return rand_named("rand_uniform", false, dev, dt, rank, shape, seed, lo, hi, out);
+}
+
+wk_status wk_rand_normal(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, uint64_t seed, double mean,
+                         double std, wk_tensor **out)
+{
+    return rand_named("rand_normal", true, dev, dt, rank, shape, seed, mean, std, out);
+}
+
+/* ---------------------------------------------------------------- copies */
+
+/* A new contiguous tensor of t's shape on t's device holding t's values. */
+static wk_status contiguous_named(const char *op, const wk_tensor *t, wk_tensor **out)
+{
+    wk_tensor *c = NULL;
+    WK_TRY(alloc_for(op, wk_dev(t), t->dtype, t->rank, t->shape, &c));
+    wk_status s = WK_CHECK_SLOT(op, c, copy);
+    if (s == WK_OK && wk_tensor_numel(c) > 0)
+        s = wk_be(c)->copy(t, c);
+    return finish(s, c, out);
+}
+
+wk_status wk_contiguous(const wk_tensor *t, wk_tensor **out)
+{
+    static const char op[] = "contiguous";
+    WK_TRY(wk_check_tensor(op, "tensor", t));
+    WK_TRY(wk_check_out(op, out));
+    return contiguous_named(op, t, out);
+}
+
+wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
+{
+    static const char op[] = "to_device";
+    WK_TRY(wk_check_tensor(op, "tensor", t));
+    WK_TRY(wk_check_out(op, out));
+    if (!dev)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: device is NULL", op);
+    if (dev == wk_dev(t))
+        return contiguous_named(op, t, out);
+    /* Across devices (and backends) the bytes go through host memory: source made contiguous on its own
+     * device, downloaded, uploaded. */
+    wk_tensor *src = NULL, *dst = NULL;
+    void *host = NULL;
+    size_t bytes = (size_t)wk_tensor_numel(t) * wk_dtype_size(t->dtype);
+    wk_status s = wk_tensor_is_contiguous(t) ? WK_OK : contiguous_named(op, t, &src);
+    if (s == WK_OK)
+        s = alloc_for(op, dev, t->dtype, t->rank, t->shape, &dst);
+    if (s == WK_OK && bytes > 0) {
+        const wk_tensor *from = src ? src : t;
+        host = malloc(bytes);
+        if (!host)
+            s = wk_error(WK_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of host staging", op, bytes);
+        if (s == WK_OK)
+            s = wk_be(from)->download(wk_dev(from), host, wk_tensor_data(from), bytes);
+        if (s == WK_OK)
+            s = dev->backend->upload(dev, wk_tensor_data(dst), host, bytes);
+    }
+    free(host);
+    wk_tensor_release(src);
+    return finish(s, dst, out);
+}
+
+wk_status wk_cast(const wk_tensor *t, wk_dtype dt, wk_tensor **out)
+{
+    static const char op[] = "cast";
+    WK_TRY(wk_check_tensor(op, "tensor", t));
+    WK_TRY(wk_check_out(op, out));
+    if (wk_dtype_size(dt) == 0)
+        return wk_error(WK_ERR_DTYPE, "%s: invalid target dtype %d", op, (int)dt);
+    if (dt == t->dtype)
+        return contiguous_named(op, t, out);
+    wk_tensor *c = NULL;
+    WK_TRY(alloc_for(op, wk_dev(t), dt, t->rank, t->shape, &c));
+    wk_status s = WK_CHECK_SLOT(op, c, cast);
+    if (s == WK_OK && wk_tensor_numel(c) > 0)
+        s = wk_be(c)->cast(t, c);
+    return finish(s, c, out);
+}
+
+/* a + b*c + d <= limit for non-negative operands, without overflow. */
+static bool span_fits(int64_t a, int64_t b, int64_t c, int64_t d, int64_t limit)
+{
+    if (b > 0 && c > (limit - a) / b)
+        return false;
+    int64_t sum = a + b * c;
+    return d <= limit - sum;
+}
+
+wk_status wk_copy2d(const wk_tensor *src, wk_tensor *dst, int64_t rows, int64_t cols, int64_t src_ld,
+                    int64_t dst_ld, int64_t src_offset, int64_t dst_offset)
+{
+    static const char op[] = "copy2d";
+    WK_TRY(wk_check_tensor(op, "src", src));
+    WK_TRY(wk_check_tensor(op, "dst", dst));
+    WK_TRY(wk_check_same_device(op, src, dst));
+    WK_TRY(wk_check_same_dtype(op, src, dst));
+    if (rows < 0 || cols < 0 || src_ld < 0 || dst_ld < 0 || src_offset < 0 || dst_offset < 0)
+        return wk_error(WK_ERR_INVALID_ARGUMENT,
+                        "%s: negative argument (rows %lld, cols %lld, src_ld %lld, dst_ld %lld, offsets %lld, %lld)",
+                        op, (long long)rows, (long long)cols, (long long)src_ld, (long long)dst_ld,
+                        (long long)src_offset, (long long)dst_offset);
+    if (rows == 0 || cols == 0)
+        return WK_CHECK_SLOT(op, dst, copy2d);
+    if (rows > 1 && dst_ld < cols)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: dst_ld %lld is below cols %lld (rows would overlap)", op,
+                        (long long)dst_ld, (long long)cols);
+    int64_t es = (int64_t)wk_dtype_size(dst->dtype);
+    int64_t src_cap = (int64_t)(src->storage->bytes / (size_t)es);
+    int64_t dst_cap = (int64_t)(dst->storage->bytes / (size_t)es);
+    /* last element touched: offset + (rows-1)*ld + cols-1, which must be < cap */
+    if (!span_fits(src_offset, rows - 1, src_ld, cols, src_cap))
+        return wk_error(WK_ERR_SHAPE, "%s: src block (offset %lld, %lld rows of %lld, ld %lld) exceeds %lld elements",
+                        op, (long long)src_offset, (long long)rows, (long long)cols, (long long)src_ld,
+                        (long long)src_cap);
+    if (!span_fits(dst_offset, rows - 1, dst_ld, cols, dst_cap))
+        return wk_error(WK_ERR_SHAPE, "%s: dst block (offset %lld, %lld rows of %lld, ld %lld) exceeds %lld elements",
+                        op, (long long)dst_offset, (long long)rows, (long long)cols, (long long)dst_ld,
+                        (long long)dst_cap);
+    if (src->storage == dst->storage) {
+        /* Conservative: the blocks' address ranges must be disjoint, so no backend has an order to honour. */
+        int64_t src_end = src_offset + (rows - 1) * src_ld + cols, dst_end = dst_offset + (rows - 1) * dst_ld + cols;
+        if (src_offset < dst_end && dst_offset < src_end)
+            return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: src and dst blocks overlap in one storage", op);
+    }
+    WK_TRY(WK_CHECK_SLOT(op, dst, copy2d));
+    return wk_be(dst)->copy2d(src, dst, rows, cols, src_ld, dst_ld, src_offset, dst_offset);
+}
+
+/* First and one-past-last element a view addresses in its storage (numel > 0). */
+static void view_span(const wk_tensor *t, int64_t *first, int64_t *end)
+{
+    int64_t last = t->offset;
+    for (int i = 0; i < t->rank; i++)
+        last += (t->shape[i] - 1) * t->strides[i];
+    *first = t->offset;
+    *end = last + 1;
+}
+
+/* dst (validated: writable, same dtype/device) = src broadcast to dst's shape. When src may share memory
+ * with dst, src is first copied to a fresh tensor, so the result never depends on the order of writes. */
+static wk_status copy_to_view(const char *op, const wk_tensor *src, wk_tensor *dst)
+{
+    wk_tensor *b = NULL, *tmp = NULL;
+    WK_TRY(WK_CHECK_SLOT(op, dst, copy));
+    if (wk_tensor_numel(dst) == 0)
+        return WK_OK;
+    if (src->storage == dst->storage && wk_tensor_numel(src) > 0) {
+        int64_t s0, s1, d0, d1;
+        view_span(src, &s0, &s1);
+        view_span(dst, &d0, &d1);
+        if (s0 < d1 && d0 < s1) {
+            WK_TRY(contiguous_named(op, src, &tmp));
+            src = tmp;
+        }
+    }
+    wk_status s = wk_broadcast_view(op, src, dst->rank, dst->shape, &b);
+    if (s == WK_OK)
+        s = wk_be(dst)->copy(b, dst);
+    wk_tensor_release(b);
+    wk_tensor_release(tmp);
+    return s;
+}
+
+wk_status wk_copy_into(wk_tensor *dst, const wk_tensor *src)
+{
+    static const char op[] = "copy_into";
+    char b1[128], b2[128];
+    WK_TRY(wk_check_tensor(op, "dst", dst));
+    WK_TRY(wk_check_tensor(op, "src", src));
+    WK_TRY(wk_check_same_device(op, src, dst));
+    WK_TRY(wk_check_same_dtype(op, src, dst));
+    WK_TRY(wk_check_writable(op, dst));
+    int rank;
+    int64_t shape[WK_MAX_RANK];
+    WK_TRY(wk_broadcast_shape(op, src->rank, src->shape, dst->rank, dst->shape, &rank, shape));
+    if (rank != dst->rank || memcmp(shape, dst->shape, (size_t)rank * sizeof *shape) != 0)
+        return wk_error(WK_ERR_SHAPE, "%s: src %s does not broadcast to dst %s", op,
+                        wk_shape_str(b1, sizeof b1, src->rank, src->shape),
+                        wk_shape_str(b2, sizeof b2, dst->rank, dst->shape));
+    return copy_to_view(op, src, dst);
+}
+
+wk_status wk_slice_set(wk_tensor *dst, const wk_tensor *src, int dim, int64_t start)
+{
+    static const char op[] = "slice_set";
+    char b1[128], b2[128];
+    int d;
+    WK_TRY(wk_check_tensor(op, "dst", dst));
+    WK_TRY(wk_check_tensor(op, "src", src));
+    WK_TRY(wk_check_same_device(op, src, dst));
+    WK_TRY(wk_check_same_dtype(op, src, dst));
+    WK_TRY(wk_norm_dim(op, dim, dst->rank, &d));
+    bool fits = src->rank == dst->rank;
+    for (int i = 0; fits && i < dst->rank; i++)
+        fits = i == d || src->shape[i] == dst->shape[i];
+    if (!fits)
+        return wk_error(WK_ERR_SHAPE, "%s: src %s does not match dst %s off dim %d", op,
+                        wk_shape_str(b1, sizeof b1, src->rank, src->shape),
+                        wk_shape_str(b2, sizeof b2, dst->rank, dst->shape), d);
+    int64_t len = src->shape[d];
+    if (start < 0 || start > dst->shape[d] - len)
+        return wk_error(WK_ERR_SHAPE, "%s: %lld rows from %lld outside dim %d of size %lld", op, (long long)len,
+                        (long long)start, d, (long long)dst->shape[d]);
+    WK_TRY(wk_check_writable(op, dst));
+    int64_t shape[WK_MAX_RANK];
+    memcpy(shape, dst->shape, sizeof shape);
+    shape[d] = len;
+    wk_tensor *region = NULL;
+    WK_TRY(wk_tensor_view(dst, dst->rank, shape, dst->strides, dst->offset + (len ? start * dst->strides[d] : 0),
+                          &region));
+    wk_status s = copy_to_view(op, src, region);
+    wk_tensor_release(region);
+    return s;
+}
+
+wk_status wk_cat(const wk_tensor *const *ts, int n, int dim, wk_tensor **out)
+{
+    static const char op[] = "cat";
+    char b1[128], b2[128];
+    int d;
+    WK_TRY(wk_check_out(op, out));
+    if (!ts)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: tensor list is NULL", op);
+    if (n < 1)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %d tensors (need at least 1)", op, n);
+    for (int i = 0; i < n; i++)
+        if (!ts[i])
+            return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: tensor %d is NULL", op, i);
+    const wk_tensor *t0 = ts[0];
+    WK_TRY(wk_norm_dim(op, dim, t0->rank, &d));
+    int64_t shape[WK_MAX_RANK];
+    memcpy(shape, t0->shape, sizeof shape);
+    shape[d] = 0;
+    for (int i = 0; i < n; i++) {
+        const wk_tensor *t = ts[i];
+        WK_TRY(wk_check_same_device(op, t0, t));
+        WK_TRY(wk_check_same_dtype(op, t0, t));
+        bool fits = t->rank == t0->rank;
+        for (int k = 0; fits && k < t0->rank; k++)
+            fits = k == d || t->shape[k] == t0->shape[k];
+        if (!fits)
+            return wk_error(WK_ERR_SHAPE, "%s: tensor %d of shape %s does not match %s off dim %d", op, i,
+                            wk_shape_str(b1, sizeof b1, t->rank, t->shape),
+                            wk_shape_str(b2, sizeof b2, t0->rank, t0->shape), d);
+        if (t->shape[d] > INT64_MAX - shape[d])
+            return wk_error(WK_ERR_SHAPE, "%s: concatenated dim %d is too large", op, d);
+        shape[d] += t->shape[d];
+    }
+    wk_tensor *o = NULL;
+    WK_TRY(alloc_for(op, wk_dev(t0), t0->dtype, t0->rank, shape, &o));
+    wk_status s = WK_CHECK_SLOT(op, o, copy);
+    int64_t at = 0;
+    for (int i = 0; i < n && s == WK_OK; i++) {
+        int64_t len = ts[i]->shape[d];
+        if (wk_tensor_numel(ts[i]) > 0) {
+            wk_tensor *part = NULL;
+            int64_t part_shape[WK_MAX_RANK];
+            memcpy(part_shape, o->shape, sizeof part_shape);
+            part_shape[d] = len;
+            s = wk_tensor_view(o, o->rank, part_shape, o->strides, o->offset + at * o->strides[d], &part);
+            if (s == WK_OK)
+                s = wk_be(o)->copy(ts[i], part);
+            wk_tensor_release(part);
+        }
+        at += len;
+    }
+    return finish(s, o, out);
+}

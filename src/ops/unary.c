@@ -1,0 +1,121 @@
+/* unary.c: the one-input element-wise ops (unary, affine, powf, elu, clamp): argument checks, the output
+ * allocation (x's shape and dtype, contiguous) and the backend call. No tensor data is read here. */
+#include <stdio.h>
+
+#include "ops/common.h"
+
+static const char *const unary_names[WK_UNARY_COUNT] = {
+    [WK_UNARY_EXP] = "exp",         [WK_UNARY_LOG] = "log",         [WK_UNARY_SIN] = "sin",
+    [WK_UNARY_COS] = "cos",         [WK_UNARY_TANH] = "tanh",       [WK_UNARY_ERF] = "erf",
+    [WK_UNARY_RECIP] = "recip",     [WK_UNARY_SQRT] = "sqrt",       [WK_UNARY_GELU] = "gelu",
+    [WK_UNARY_GELU_ERF] = "gelu_erf", [WK_UNARY_SILU] = "silu",     [WK_UNARY_SIGMOID] = "sigmoid",
+    [WK_UNARY_CEIL] = "ceil",       [WK_UNARY_FLOOR] = "floor",     [WK_UNARY_ROUND] = "round",
+    [WK_UNARY_SQR] = "sqr",         [WK_UNARY_ABS] = "abs",         [WK_UNARY_NEG] = "neg",
+    [WK_UNARY_RELU] = "relu",       [WK_UNARY_SIGN] = "sign",
+};
+
+const char *wk_unary_name(wk_unary_op op)
+{
+    return (unsigned)op < WK_UNARY_COUNT ? unary_names[op] : "invalid";
+}
+
+/* Float dtypes take every op; ints only the ops that stay in the integers (neg: signed only). */
+static bool unary_supports(wk_unary_op op, wk_dtype dt)
+{
+    if (wk_dtype_is_float(dt))
+        return true;
+    switch (op) {
+    case WK_UNARY_SQR: case WK_UNARY_ABS: case WK_UNARY_RELU: case WK_UNARY_SIGN: return true;
+    case WK_UNARY_NEG: return dt == WK_I32 || dt == WK_I64;
+    default: return false;
+    }
+}
+
+static wk_status check_in_out(const char *op, const wk_tensor *x, wk_tensor **out)
+{
+    WK_TRY(wk_check_tensor(op, "x", x));
+    return wk_check_out(op, out);
+}
+
+/* A fresh contiguous tensor of x's shape and dtype, with the op named in any failure. */
+static wk_status alloc_like(const char *op, const wk_tensor *x, wk_tensor **o)
+{
+    wk_status s = wk_tensor_alloc(wk_dev(x), x->dtype, x->rank, x->shape, o);
+    if (s != WK_OK) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s", wk_last_error());
+        return wk_error(s, "%s: %s", op, msg);
+    }
+    return WK_OK;
+}
+
+/* Hands o to *out when s is WK_OK, else releases it. */
+static wk_status finish(wk_status s, wk_tensor *o, wk_tensor **out)
+{
+    if (s != WK_OK) {
+        wk_tensor_release(o);
+        return s;
+    }
+    *out = o;
+    return WK_OK;
+}
+
+wk_status wk_unary(wk_unary_op op, const wk_tensor *x, wk_tensor **out)
+{
+    char name[32];
+    wk_tensor *o = NULL;
+    if ((unsigned)op >= WK_UNARY_COUNT)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "unary: invalid op %d", (int)op);
+    snprintf(name, sizeof name, "unary %s", unary_names[op]);
+    WK_TRY(check_in_out(name, x, out));
+    if (!unary_supports(op, x->dtype))
+        return wk_error(WK_ERR_DTYPE, "%s: dtype %s not supported", name, wk_dtype_name(x->dtype));
+    WK_TRY(WK_CHECK_SLOT(name, x, unary));
+    WK_TRY(alloc_like(name, x, &o));
+    return finish(wk_be(x)->unary(op, x, o), o, out);
+}
+
+wk_status wk_affine(const wk_tensor *x, double mul, double add, wk_tensor **out)
+{
+    static const char op[] = "affine";
+    wk_tensor *o = NULL;
+    WK_TRY(check_in_out(op, x, out));
+    WK_TRY(WK_CHECK_SLOT(op, x, affine));
+    WK_TRY(alloc_like(op, x, &o));
+    return finish(wk_be(x)->affine(x, wk_scalar_compute(x->dtype, mul), wk_scalar_compute(x->dtype, add), o), o,
+                  out);
+}
+
+wk_status wk_powf(const wk_tensor *x, double e, wk_tensor **out)
+{
+    static const char op[] = "powf";
+    wk_tensor *o = NULL;
+    WK_TRY(check_in_out(op, x, out));
+    WK_TRY(wk_check_float(op, x));
+    WK_TRY(WK_CHECK_SLOT(op, x, powf));
+    WK_TRY(alloc_like(op, x, &o));
+    return finish(wk_be(x)->powf(x, e, o), o, out);
+}
+
+wk_status wk_elu(const wk_tensor *x, double alpha, wk_tensor **out)
+{
+    static const char op[] = "elu";
+    wk_tensor *o = NULL;
+    WK_TRY(check_in_out(op, x, out));
+    WK_TRY(wk_check_float(op, x));
+    WK_TRY(WK_CHECK_SLOT(op, x, elu));
+    WK_TRY(alloc_like(op, x, &o));
+    return finish(wk_be(x)->elu(x, alpha, o), o, out);
+}
+
+wk_status wk_clamp(const wk_tensor *x, double lo, double hi, wk_tensor **out)
+{
+    static const char op[] = "clamp";
+    wk_tensor *o = NULL;
+    WK_TRY(check_in_out(op, x, out));
+    if (!(lo <= hi)) /* also rejects NaN bounds */
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: lo %g must not exceed hi %g", op, lo, hi);
+    WK_TRY(WK_CHECK_SLOT(op, x, clamp));
+    WK_TRY(alloc_like(op, x, &o));
+    return finish(wk_be(x)->clamp(x, wk_scalar_compute(x->dtype, lo), wk_scalar_compute(x->dtype, hi), o), o, out);
+}

@@ -1,0 +1,276 @@
+/* bench_cases.c: the cases `wick bench` times (element-wise, casts, layouts, reductions, norms, sort,
+ * indexing, pooling, resampling, conv2d, matmul), each at a full and a --quick size. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* ---------------------------------------------------------------- inputs */
+
+/* xorshift64*: fast enough to fill 64M-element inputs; the values only need to look random. */
+static uint64_t next_random(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545f4914f6cdd1dull;
+}
+
+static void store_value(wk_dtype dt, void *buf, int64_t i, double v)
+{
+    switch (dt) {
+    case WK_U8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
+    case WK_U32: ((uint32_t *)buf)[i] = (uint32_t)v; break;
+    case WK_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+    case WK_I64: ((int64_t *)buf)[i] = (int64_t)v; break;
+    case WK_F16: ((uint16_t *)buf)[i] = wk_f32_to_f16((float)v); break;
+    case WK_BF16: ((uint16_t *)buf)[i] = wk_f32_to_bf16((float)v); break;
+    case WK_F32: ((float *)buf)[i] = (float)v; break;
+    case WK_F64: ((double *)buf)[i] = v; break;
+    }
+}
+
+wk_status bench_random(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, double lo, double hi,
+                       wk_tensor **out)
+{
+    static uint64_t state = 0x9e3779b97f4a7c15ull;
+    int64_t n = 1;
+    for (int d = 0; d < rank; d++)
+        n *= shape[d];
+    size_t esize = wk_dtype_size(dt);
+    void *buf = malloc(n > 0 ? (size_t)n * esize : 1);
+    if (!buf)
+        return WK_ERR_OUT_OF_MEMORY;
+    bool integer = !wk_dtype_is_float(dt);
+    for (int64_t i = 0; i < n; i++) {
+        double v = lo + (hi - lo) * ((double)(next_random(&state) >> 11) * 0x1p-53);
+        if (integer && v >= hi) /* rounding at the top of [lo, hi) */
+            v = hi - 1;
+        store_value(dt, buf, i, v);
+    }
+    wk_status s = wk_tensor_from_host(dev, dt, rank, shape, buf, out);
+    free(buf);
+    return s;
+}
+
+static wk_status add_input(bench_inputs *in, wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
+                           double lo, double hi)
+{
+    wk_tensor *t = NULL;
+    wk_status s = bench_random(dev, dt, rank, shape, lo, hi, &t);
+    if (s == WK_OK)
+        in->t[in->n++] = t;
+    return s;
+}
+
+static const int64_t *main_shape(const bench_inputs *in) { return wk_tensor_shape(in->t[0]); }
+
+/* ---------------------------------------------------------------- setups (inputs after t[0]) */
+
+static wk_status setup_same(const bench_case *c, wk_device *dev, bench_inputs *in)
+{
+    return add_input(in, dev, c->dtype, c->rank, main_shape(in), c->lo, c->hi);
+}
+
+/* where(cond, t[0], t[1]) with cond = t[2], u8 0/1. */
+static wk_status setup_where(const bench_case *c, wk_device *dev, bench_inputs *in)
+{
+    WK_BENCH_TRY(setup_same(c, dev, in));
+    return add_input(in, dev, WK_U8, c->rank, main_shape(in), 0, 2);
+}
+
+static wk_status setup_norm_weights(const bench_case *c, wk_device *dev, bench_inputs *in)
+{
+    const int64_t *last = &main_shape(in)[c->rank - 1];
+    for (int k = 0; k < c->param[0]; k++) /* param[0]: 1 for w, 2 for w and b */
+        WK_BENCH_TRY(add_input(in, dev, c->dtype, 1, last, 0.5, 1.5));
+    return WK_OK;
+}
+
+/* Random i64 indices into dim c->param[0] of t[0]: 1-D of t[0]'s dim 0 (index_select, index_add) or
+ * t[0]'s shape (gather, scatter_add). param[1] != 0 adds a src of t[0]'s shape. */
+static wk_status setup_indices(const bench_case *c, wk_device *dev, bench_inputs *in)
+{
+    const int64_t *shape = main_shape(in);
+    double size = (double)shape[c->param[0]];
+    bool one_d = c->param[0] == 0;
+    WK_BENCH_TRY(add_input(in, dev, WK_I64, one_d ? 1 : c->rank, shape, 0, size));
+    if (c->param[1])
+        WK_BENCH_TRY(setup_same(c, dev, in));
+    return WK_OK;
+}
+
+/* ResNet-ish 3x3 conv with C -> C channels, padding 1 (spatial size kept), with bias. */
+static wk_status setup_conv2d(const bench_case *c, wk_device *dev, bench_inputs *in)
+{
+    const int64_t *x = main_shape(in);
+    int64_t w_shape[4] = {x[1], x[1], 3, 3};
+    WK_BENCH_TRY(add_input(in, dev, c->dtype, 4, w_shape, -0.1, 0.1));
+    WK_BENCH_TRY(add_input(in, dev, c->dtype, 1, &x[1], -0.1, 0.1));
+    in->flops = 2.0 * (double)(x[0] * x[1] * x[2] * x[3]) * (double)(x[1] * 9);
+    return WK_OK;
+}
+
+/* Square matrices: b has a's shape. */
+static wk_status setup_matmul(const bench_case *c, wk_device *dev, bench_inputs *in)
+{
+    WK_BENCH_TRY(setup_same(c, dev, in));
+    const int64_t *a = main_shape(in);
+    in->flops = 2.0 * (double)a[0] * (double)a[1] * (double)a[1];
+    snprintf(in->shape, sizeof in->shape, "%lldx%lld @ %lldx%lld", (long long)a[0], (long long)a[1],
+             (long long)a[1], (long long)a[1]);
+    return WK_OK;
+}
+
+/* ---------------------------------------------------------------- runs */
+
+static wk_status run_binary(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    return wk_binary((wk_binary_op)c->param[0], in->t[0], in->t[1], out);
+}
+static wk_status run_unary(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    return wk_unary((wk_unary_op)c->param[0], in->t[0], out);
+}
+static wk_status run_cast(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    return wk_cast(in->t[0], (wk_dtype)c->param[0], out);
+}
+static wk_status run_where(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    return wk_where(in->t[2], in->t[0], in->t[1], out);
+}
+static wk_status run_affine(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    return wk_affine(in->t[0], 1.5, 0.25, out);
+}
+static wk_status run_contiguous(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    return wk_contiguous(in->t[0], out);
+}
+static wk_status run_reduce(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    int dim = c->param[1];
+    return wk_reduce((wk_reduce_op)c->param[0], in->t[0], &dim, 1, false, out);
+}
+static wk_status run_softmax(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    return wk_softmax_last_dim(in->t[0], out);
+}
+static wk_status run_layer_norm(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    return wk_layer_norm(in->t[0], in->t[1], in->t[2], 1e-5, out);
+}
+static wk_status run_rms_norm(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    return wk_rms_norm(in->t[0], in->t[1], 1e-6, out);
+}
+static wk_status run_argsort(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    return wk_argsort(in->t[0], false, out);
+}
+static wk_status run_index_select(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    return wk_index_select(in->t[0], c->param[0], in->t[1], out);
+}
+static wk_status run_gather(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    return wk_gather(in->t[0], c->param[0], in->t[1], out);
+}
+static wk_status run_scatter_add(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    return wk_scatter_add(in->t[0], c->param[0], in->t[1], in->t[2], out);
+}
+static wk_status run_index_add(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    return wk_index_add(in->t[0], c->param[0], in->t[1], in->t[2], out);
+}
+/* ResNet stem pooling: 3x3 window, stride 2, padding 1. */
+static wk_status run_pool(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    wk_pool_params p = {.kernel = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .ceil_mode = false,
+                        .count_include_pad = true};
+    return c->param[0] == WK_REDUCE_MAX ? wk_max_pool2d(in->t[0], &p, out) : wk_avg_pool2d(in->t[0], &p, out);
+}
+/* 2x upsampling; param[0] != 0 for bilinear (align_corners false). */
+static wk_status run_upsample(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    const int64_t *x = main_shape(in);
+    if (c->param[0])
+        return wk_upsample_bilinear2d(in->t[0], 2 * x[2], 2 * x[3], false, 0, 0, out);
+    return wk_upsample_nearest2d(in->t[0], 2 * x[2], 2 * x[3], out);
+}
+static wk_status run_conv2d(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    wk_conv_params p = wk_conv_params_default();
+    p.padding[0] = p.padding[1] = 1;
+    return wk_conv2d(in->t[0], in->t[1], in->t[2], &p, out);
+}
+static wk_status run_matmul(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    return wk_matmul(in->t[0], in->t[1], out);
+}
+
+/* ---------------------------------------------------------------- the table */
+
+#define N_FULL 67108864 /* 64M elements: 256 MiB of f32, far beyond any cache */
+#define N_QUICK 4194304
+#define VEC(name, var_, dt, lo_, hi_, p0, setup_, run_)                                                      \
+    {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = dt, .rank = 1, .full = {N_FULL},          \
+     .quick = {N_QUICK}, .lo = lo_, .hi = hi_, .param = {p0, 0}, .setup = setup_, .run = run_}
+#define MAT(name, var_, r, c_, qr, qc, tr, p0, p1, setup_, run_)                                            \
+    {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = WK_F32, .rank = 2, .full = {r, c_},       \
+     .quick = {qr, qc}, .lo = -2, .hi = 2, .transposed = tr, .param = {p0, p1}, .setup = setup_, .run = run_}
+#define NCHW(name, var_, n, ch, hw, qn, p0, unit_, setup_, run_)                                            \
+    {.op = name, .variant = var_, .unit = unit_, .dtype = WK_F32, .rank = 4, .full = {n, ch, hw, hw},     \
+     .quick = {qn, ch, hw, hw}, .lo = -2, .hi = 2, .param = {p0, 0}, .setup = setup_, .run = run_}
+#define MATMUL(var_, dt, n, qn)                                                                             \
+    {.op = "matmul", .variant = var_, .unit = BENCH_FLOPS, .dtype = dt, .rank = 2, .full = {n, n},        \
+     .quick = {qn, qn}, .lo = -1, .hi = 1, .setup = setup_matmul, .run = run_matmul}
+
+static const bench_case cases[] = {
+    VEC("add", "f32", WK_F32, -2, 2, WK_BINARY_ADD, setup_same, run_binary),
+    VEC("mul", "f32", WK_F32, -2, 2, WK_BINARY_MUL, setup_same, run_binary),
+    VEC("exp", "f32", WK_F32, -2, 2, WK_UNARY_EXP, NULL, run_unary),
+    VEC("cast", "f32->f16", WK_F32, -100, 100, WK_F16, NULL, run_cast),
+    VEC("cast", "f32->f64", WK_F32, -100, 100, WK_F64, NULL, run_cast),
+    VEC("cast", "f32->i32", WK_F32, -100, 100, WK_I32, NULL, run_cast),
+    VEC("where", "u8 ? f32 : f32", WK_F32, -2, 2, 0, setup_where, run_where),
+    VEC("affine", "f32", WK_F32, -2, 2, 0, NULL, run_affine),
+    MAT("contiguous", "f32 transposed", 8192, 8192, 2048, 2048, true, 0, 0, NULL, run_contiguous),
+    MAT("sum", "f32 last dim", 8192, 8192, 2048, 2048, false, WK_REDUCE_SUM, -1, NULL, run_reduce),
+    MAT("sum", "f32 dim 0", 8192, 8192, 2048, 2048, false, WK_REDUCE_SUM, 0, NULL, run_reduce),
+    MAT("max", "f32 last dim", 8192, 8192, 2048, 2048, false, WK_REDUCE_MAX, -1, NULL, run_reduce),
+    MAT("max", "f32 dim 0", 8192, 8192, 2048, 2048, false, WK_REDUCE_MAX, 0, NULL, run_reduce),
+    MAT("softmax", "f32 last dim", 8192, 4096, 1024, 1024, false, 0, 0, NULL, run_softmax),
+    MAT("layer_norm", "f32 w b", 8192, 4096, 1024, 1024, false, 2, 0, setup_norm_weights, run_layer_norm),
+    MAT("rms_norm", "f32 w", 8192, 4096, 1024, 1024, false, 1, 0, setup_norm_weights, run_rms_norm),
+    MAT("argsort", "f32 last dim", 2048, 4096, 256, 1024, false, 0, 0, NULL, run_argsort),
+    MAT("index_select", "f32 dim 0 i64", 32768, 1024, 4096, 256, false, 0, 0, setup_indices, run_index_select),
+    MAT("gather", "f32 dim 1 i64", 4096, 4096, 512, 512, false, 1, 0, setup_indices, run_gather),
+    MAT("scatter_add", "f32 dim 1 i64", 4096, 4096, 512, 512, false, 1, 1, setup_indices, run_scatter_add),
+    MAT("index_add", "f32 dim 0 i64", 32768, 1024, 4096, 256, false, 0, 1, setup_indices, run_index_add),
+    NCHW("max_pool2d", "f32 3x3 s2 p1", 32, 64, 112, 2, WK_REDUCE_MAX, BENCH_BYTES, NULL, run_pool),
+    NCHW("avg_pool2d", "f32 3x3 s2 p1", 32, 64, 112, 2, WK_REDUCE_MEAN, BENCH_BYTES, NULL, run_pool),
+    NCHW("upsample_nearest2d", "f32 2x", 32, 64, 56, 2, 0, BENCH_BYTES, NULL, run_upsample),
+    NCHW("upsample_bilinear2d", "f32 2x", 32, 64, 56, 2, 1, BENCH_BYTES, NULL, run_upsample),
+    NCHW("conv2d", "f32 3x3 64->64 p1 bias", 32, 64, 56, 4, 0, BENCH_FLOPS, setup_conv2d, run_conv2d),
+    MATMUL("f32", WK_F32, 2048, 1024),
+    MATMUL("bf16", WK_BF16, 2048, 1024),
+};
+
+const bench_case *bench_cases(int *count)
+{
+    *count = (int)(sizeof cases / sizeof cases[0]);
+    return cases;
+}

@@ -1,0 +1,426 @@
+/* cmd_bench.c: `wick bench`: measures the device's copy bandwidth and f32 matmul peak, then times each
+ * case of bench_cases.c (median of several runs after a warm-up, each ended by wk_device_sync). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "cli.h"
+
+static const char bench_usage[] =
+    "usage: wick bench [--device D] [--op NAMES] [--quick] [--json] [--list]\n"
+    "  --device D   cpu, cuda:0, rocm:0, gpu:0, or all (default: every device found)\n"
+    "  --op NAMES   time only these ops (comma-separated; --list shows them)\n"
+    "  --quick      smaller sizes and fewer runs (a smoke test, well under a minute on 2 cores)\n"
+    "  --json       one JSON record per line: the peaks, one per case, a summary\n"
+    "  --list       print the cases with their sizes, run nothing\n"
+    "Rates: GB/s counts bytes read + written once (inputs + output); GFLOP/s for matmul and conv2d.\n"
+    "'of peak' is against the copy bandwidth measured first (wk_copy_into of a large f32 tensor) or the\n"
+    "f32 matmul rate measured first. Exit status: 0 all timed, 1 an op failed, 2 bad usage.\n";
+
+#define MAX_RUNS 25
+
+typedef struct run_policy {
+    double budget_s; /* aim for about this much timed work per case */
+    int min_runs, max_runs;
+} run_policy;
+
+typedef struct timing {
+    wk_status status;
+    char error[320];
+    int runs;
+    double median_s, best_s;
+} timing;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One timed call: runs the op and returns its output (released after the clock stops; may be NULL). */
+typedef wk_status (*op_fn)(const void *ctx, wk_tensor **out);
+
+static wk_status run_once(wk_device *dev, op_fn fn, const void *ctx, double *seconds, wk_tensor **out)
+{
+    *out = NULL;
+    double t0 = now_s();
+    wk_status s = fn(ctx, out);
+    if (s == WK_OK)
+        s = wk_device_sync(dev);
+    *seconds = now_s() - t0;
+    return s;
+}
+
+/* A warm-up run (its output handed back in *first for byte counting), then as many runs as the policy
+ * allows; never times an op that failed. */
+static timing time_op(wk_device *dev, op_fn fn, const void *ctx, const run_policy *p, wk_tensor **first)
+{
+    timing t = {.status = WK_OK, .error = "", .runs = 0, .median_s = 0, .best_s = 0};
+    double times[MAX_RUNS], warm = 0;
+    t.status = run_once(dev, fn, ctx, &warm, first);
+    if (t.status != WK_OK) {
+        snprintf(t.error, sizeof t.error, "%s", wk_last_error());
+        wk_tensor_release(*first);
+        *first = NULL;
+        return t;
+    }
+    double fit = warm > 0 ? ceil(p->budget_s / warm) : p->max_runs;
+    int runs = fit < p->min_runs ? p->min_runs : fit > p->max_runs ? p->max_runs : (int)fit;
+    for (int r = 0; r < runs; r++) {
+        wk_tensor *out = NULL;
+        t.status = run_once(dev, fn, ctx, &times[r], &out);
+        wk_tensor_release(out);
+        if (t.status != WK_OK) {
+            snprintf(t.error, sizeof t.error, "%s", wk_last_error());
+            return t;
+        }
+    }
+    qsort(times, (size_t)runs, sizeof times[0], cmp_double);
+    t.runs = runs;
+    t.median_s = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
+    t.best_s = times[0];
+    return t;
+}
+
+static double tensor_bytes(const wk_tensor *t)
+{
+    return t ? (double)wk_tensor_numel(t) * (double)wk_dtype_size(wk_tensor_dtype(t)) : 0;
+}
+
+/* ---------------------------------------------------------------- peaks */
+
+typedef struct peak {
+    bool ok;
+    double rate; /* GB/s or GFLOP/s, from the best run */
+} peak;
+
+typedef struct pair_ctx {
+    wk_tensor *a, *b;
+} pair_ctx;
+
+static wk_status copy_once(const void *ctx, wk_tensor **out)
+{
+    const pair_ctx *c = ctx;
+    (void)out;
+    return wk_copy_into(c->a, c->b);
+}
+
+static wk_status matmul_once(const void *ctx, wk_tensor **out)
+{
+    const pair_ctx *c = ctx;
+    return wk_matmul(c->a, c->b, out);
+}
+
+static void print_peak(bool json, wk_device *dev, const char *kind, const char *what, const timing *t,
+                       double rate, const char *unit)
+{
+    if (json) {
+        printf("{\"record\":\"peak\",\"device\":");
+        cli_json_string(stdout, wk_device_name(dev));
+        printf(",\"kind\":\"%s\",\"what\":", kind);
+        cli_json_string(stdout, what);
+        if (t->status == WK_OK)
+            printf(",\"status\":\"ok\",\"runs\":%d,\"best_ms\":%.6g,\"rate\":%.6g,\"unit\":\"%s\"}\n", t->runs,
+                   1e3 * t->best_s, rate, unit);
+        else {
+            printf(",\"status\":\"%s\",\"error\":", wk_status_string(t->status));
+            cli_json_string(stdout, t->error);
+            printf("}\n");
+        }
+    } else if (t->status == WK_OK) {
+        printf("%-5s peak: %9.2f %-7s (%s, best of %d)\n", kind, rate, unit, what, t->runs);
+    } else {
+        printf("%-5s peak: unavailable: %s: %s (%s)\n", kind, wk_status_string(t->status), t->error, what);
+    }
+}
+
+/* Copy bandwidth: bytes read + written per second by wk_copy_into of one large contiguous f32 tensor. */
+static peak measure_copy(wk_device *dev, bool quick, bool json, const run_policy *p)
+{
+    int64_t n = quick ? (int64_t)16 << 20 : (int64_t)64 << 20;
+    pair_ctx c = {NULL, NULL};
+    peak pk = {.ok = false, .rate = 0};
+    timing t = {.status = WK_OK};
+    wk_tensor *none = NULL;
+    t.status = wk_tensor_empty(dev, WK_F32, 1, &n, &c.a);
+    if (t.status == WK_OK)
+        t.status = bench_random(dev, WK_F32, 1, &n, -1, 1, &c.b);
+    if (t.status == WK_OK)
+        t = time_op(dev, copy_once, &c, p, &none);
+    else
+        snprintf(t.error, sizeof t.error, "%s", wk_last_error());
+    wk_tensor_release(none);
+    char what[96];
+    snprintf(what, sizeof what, "wk_copy_into, %lld MiB f32", (long long)(n * 4 >> 20));
+    if (t.status == WK_OK && t.best_s > 0) {
+        pk.ok = true;
+        pk.rate = 2.0 * (double)n * 4 / t.best_s * 1e-9;
+    }
+    print_peak(json, dev, "copy", what, &t, pk.rate, "GB/s");
+    wk_tensor_release(c.a);
+    wk_tensor_release(c.b);
+    return pk;
+}
+
+/* BLAS peak: the rate of a large square f32 matmul. */
+static peak measure_blas(wk_device *dev, bool quick, bool json, const run_policy *p)
+{
+    int64_t n = quick ? 1024 : 2048, shape[2] = {n, n};
+    pair_ctx c = {NULL, NULL};
+    peak pk = {.ok = false, .rate = 0};
+    timing t = {.status = WK_OK};
+    wk_tensor *first = NULL;
+    t.status = bench_random(dev, WK_F32, 2, shape, -1, 1, &c.a);
+    if (t.status == WK_OK)
+        t.status = bench_random(dev, WK_F32, 2, shape, -1, 1, &c.b);
+    if (t.status == WK_OK)
+        t = time_op(dev, matmul_once, &c, p, &first);
+    else
+        snprintf(t.error, sizeof t.error, "%s", wk_last_error());
+    wk_tensor_release(first);
+    char what[96];
+    snprintf(what, sizeof what, "wk_matmul f32 %lld^3", (long long)n);
+    if (t.status == WK_OK && t.best_s > 0) {
+        pk.ok = true;
+        pk.rate = 2.0 * (double)n * (double)n * (double)n / t.best_s * 1e-9;
+    }
+    print_peak(json, dev, "blas", what, &t, pk.rate, "GFLOP/s");
+    wk_tensor_release(c.a);
+    wk_tensor_release(c.b);
+    return pk;
+}
+
+/* ---------------------------------------------------------------- cases */
+
+typedef struct case_ctx {
+    const bench_case *c;
+    bench_inputs in;
+} case_ctx;
+
+static wk_status case_once(const void *ctx, wk_tensor **out)
+{
+    const case_ctx *cc = ctx;
+    return cc->c->run(cc->c, &cc->in, out);
+}
+
+/* The main input t[0], then the case's other inputs. */
+static wk_status make_inputs(const bench_case *c, wk_device *dev, bool quick, bench_inputs *in)
+{
+    const int64_t *shape = quick ? c->quick : c->full;
+    if (c->transposed) {
+        int64_t stored[2] = {shape[1], shape[0]};
+        wk_tensor *base = NULL;
+        WK_BENCH_TRY(bench_random(dev, c->dtype, 2, stored, c->lo, c->hi, &base));
+        wk_status s = wk_transpose(base, 0, 1, &in->t[0]);
+        wk_tensor_release(base);
+        WK_BENCH_TRY(s);
+    } else {
+        WK_BENCH_TRY(bench_random(dev, c->dtype, c->rank, shape, c->lo, c->hi, &in->t[0]));
+    }
+    in->n = 1;
+    size_t used = 0;
+    for (int d = 0; d < c->rank && used < sizeof in->shape; d++)
+        used += (size_t)snprintf(in->shape + used, sizeof in->shape - used, d ? "x%lld" : "%lld",
+                                 (long long)shape[d]);
+    return c->setup ? c->setup(c, dev, in) : WK_OK;
+}
+
+static void print_case(bool json, wk_device *dev, const bench_case *c, const bench_inputs *in, const timing *t,
+                       double work, const peak *pk)
+{
+    bool flops = c->unit == BENCH_FLOPS;
+    double rate = t->status == WK_OK && t->median_s > 0 ? work / t->median_s * 1e-9 : 0;
+    double frac = pk->ok && pk->rate > 0 ? rate / pk->rate : -1;
+    const char *of = flops ? "blas" : "copy";
+    if (json) {
+        printf("{\"record\":\"case\",\"device\":");
+        cli_json_string(stdout, wk_device_name(dev));
+        printf(",\"op\":\"%s\",\"variant\":\"%s\",\"shape\":\"%s\"", c->op, c->variant, in->shape);
+        if (t->status != WK_OK) {
+            printf(",\"status\":\"%s\",\"error\":", wk_status_string(t->status));
+            cli_json_string(stdout, t->error);
+            printf("}\n");
+            return;
+        }
+        printf(",\"status\":\"ok\",\"runs\":%d,\"median_ms\":%.6g,\"best_ms\":%.6g,\"%s\":%.6g,\"%s\":%.6g",
+               t->runs, 1e3 * t->median_s, 1e3 * t->best_s, flops ? "flops" : "bytes", work,
+               flops ? "gflop_per_s" : "gb_per_s", rate);
+        if (frac >= 0)
+            printf(",\"fraction\":%.4f,\"fraction_of\":\"%s\"}\n", frac, of);
+        else
+            printf(",\"fraction\":null,\"fraction_of\":\"%s\"}\n", of);
+        return;
+    }
+    printf("%-20s %-22s %-22s ", c->op, c->variant, in->shape);
+    if (t->status != WK_OK) {
+        printf("error %s: %s\n", wk_status_string(t->status), t->error);
+        return;
+    }
+    printf("%10.3f %9.2f %-7s", 1e3 * t->median_s, rate, flops ? "GFLOP/s" : "GB/s");
+    if (frac >= 0)
+        printf(" %6.1f%% %s\n", 100 * frac, of);
+    else
+        printf("      - %s\n", of);
+}
+
+/* Builds, times and reports one case; returns whether it ran. */
+static bool bench_one(wk_device *dev, const bench_case *c, bool quick, bool json, const run_policy *p,
+                      const peak *pk)
+{
+    case_ctx cc = {.c = c, .in = {.n = 0, .flops = 0, .shape = ""}};
+    timing t = {.status = WK_OK, .error = ""};
+    wk_tensor *first = NULL;
+    double work = 0;
+    t.status = make_inputs(c, dev, quick, &cc.in);
+    if (t.status != WK_OK) {
+        snprintf(t.error, sizeof t.error, "making inputs: %s", wk_last_error());
+    } else {
+        t = time_op(dev, case_once, &cc, p, &first);
+        work = cc.in.flops;
+        if (c->unit == BENCH_BYTES) {
+            work = tensor_bytes(first);
+            for (int k = 0; k < cc.in.n; k++)
+                work += tensor_bytes(cc.in.t[k]);
+        }
+    }
+    print_case(json, dev, c, &cc.in, &t, work, pk);
+    fflush(stdout);
+    wk_tensor_release(first);
+    for (int k = 0; k < cc.in.n; k++)
+        wk_tensor_release(cc.in.t[k]);
+    return t.status == WK_OK;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+static void list_cases(const bench_case *cases, int n)
+{
+    printf("%-20s %-24s %-18s %s\n", "op", "variant", "shape", "quick shape");
+    for (int i = 0; i < n; i++) {
+        char full[64] = "", quick[64] = "";
+        size_t uf = 0, uq = 0;
+        for (int d = 0; d < cases[i].rank; d++) {
+            uf += (size_t)snprintf(full + uf, sizeof full - uf, d ? "x%lld" : "%lld", (long long)cases[i].full[d]);
+            uq += (size_t)snprintf(quick + uq, sizeof quick - uq, d ? "x%lld" : "%lld",
+                                   (long long)cases[i].quick[d]);
+        }
+        printf("%-20s %-24s %-18s %s\n", cases[i].op, cases[i].variant, full, quick);
+    }
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    const char *device = NULL, *op_arg = NULL;
+    bool json = false, quick = false, list_only = false;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if ((m = cli_value_option(argc, argv, &i, "--device", &device)) ||
+            (m = cli_value_option(argc, argv, &i, "--op", &op_arg))) {
+            if (m < 0)
+                goto bad_usage;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (strcmp(argv[i], "--quick") == 0) {
+            quick = true;
+        } else if (strcmp(argv[i], "--list") == 0) {
+            list_only = true;
+        } else if (cli_is_help(argv[i])) {
+            fputs(bench_usage, stdout);
+            return CLI_OK;
+        } else {
+            fprintf(stderr, "wick bench: unknown option '%s'\n", argv[i]);
+            goto bad_usage;
+        }
+    }
+
+    int ncases = 0;
+    const bench_case *cases = bench_cases(&ncases);
+    if (list_only) {
+        list_cases(cases, ncases);
+        return CLI_OK;
+    }
+    bool *selected = calloc((size_t)ncases, sizeof *selected);
+    if (!selected) {
+        fprintf(stderr, "wick bench: out of memory\n");
+        return CLI_FAILED;
+    }
+    bool need_copy = false, need_blas = false;
+    char op_buf[512];
+    char *names[64];
+    int nnames = op_arg ? cli_split_list(op_arg, op_buf, sizeof op_buf, names, 64) : 0;
+    if (nnames < 0) {
+        fprintf(stderr, "wick bench: bad --op list '%s'\n", op_arg);
+        goto bad_usage;
+    }
+    for (int k = 0; k < nnames; k++) {
+        bool known = false;
+        for (int i = 0; i < ncases; i++)
+            known |= strcmp(cases[i].op, names[k]) == 0;
+        if (!known) {
+            fprintf(stderr, "wick bench: no benchmark of op '%s' (wick bench --list shows them)\n", names[k]);
+            free(selected);
+            goto bad_usage;
+        }
+    }
+    for (int i = 0; i < ncases; i++) {
+        selected[i] = nnames == 0;
+        for (int k = 0; k < nnames; k++)
+            selected[i] |= strcmp(cases[i].op, names[k]) == 0;
+        need_copy |= selected[i] && cases[i].unit == BENCH_BYTES;
+        need_blas |= selected[i] && cases[i].unit == BENCH_FLOPS;
+    }
+
+    wk_device *devs[CLI_MAX_DEVICES];
+    int ndev = 0;
+    if (!cli_devices(device, devs, &ndev)) {
+        free(selected);
+        return CLI_USAGE;
+    }
+    /* Poisoning new allocations (a test aid) would add a memset to every timed op. */
+    unsetenv("WICK_POISON");
+
+    const run_policy policy = quick ? (run_policy){.budget_s = 0.25, .min_runs = 3, .max_runs = 10}
+                                    : (run_policy){.budget_s = 2.0, .min_runs = 5, .max_runs = MAX_RUNS};
+    int timed = 0, failed = 0;
+    for (int d = 0; d < ndev; d++) {
+        if (!json) {
+            printf("device %s (%s sizes; median of %d-%d runs after a warm-up)\n", wk_device_name(devs[d]),
+                   quick ? "quick" : "full", policy.min_runs, policy.max_runs);
+            fflush(stdout);
+        }
+        peak copy = {false, 0}, blas = {false, 0};
+        if (need_copy && !(copy = measure_copy(devs[d], quick, json, &policy)).ok)
+            failed++;
+        if (need_blas && !(blas = measure_blas(devs[d], quick, json, &policy)).ok)
+            failed++;
+        if (!json)
+            printf("%-20s %-22s %-22s %10s %17s %s\n", "op", "variant", "shape", "median ms", "rate", "of peak");
+        for (int i = 0; i < ncases; i++) {
+            if (!selected[i])
+                continue;
+            bool ok = bench_one(devs[d], &cases[i], quick, json, &policy,
+                                cases[i].unit == BENCH_FLOPS ? &blas : &copy);
+            timed += ok;
+            failed += !ok;
+        }
+    }
+    free(selected);
+    if (json)
+        printf("{\"record\":\"summary\",\"timed\":%d,\"failed\":%d}\n", timed, failed);
+    else
+        printf("%d timed, %d failed\n", timed, failed);
+    return failed ? CLI_FAILED : CLI_OK;
+
+bad_usage:
+    fputs(bench_usage, stderr);
+    return CLI_USAGE;
+}
