@@ -1,7 +1,7 @@
 # common.sh: sourced by run.sh and test.sh: installs the Debian packages wick needs when they are
 # missing (through sudo only when not root), and configures + builds one build directory.
 
-WICK_PACKAGES=(cmake gcc libc6-dev make pkg-config libopenblas-dev)
+WICK_PACKAGES=(cmake gcc libc6-dev make pkg-config libopenblas-dev libopenblas-openmp-dev)
 
 # wick_install_packages [extra packages...]: apt-get update + install of whatever is not installed yet.
 wick_install_packages() {
@@ -11,7 +11,7 @@ wick_install_packages() {
         return 0
     fi
     for p in "${wanted[@]}"; do
-        dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+        [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
     done
     if [ ${#missing[@]} -eq 0 ]; then
         echo "wick: packages present: ${wanted[*]}"

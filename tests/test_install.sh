@@ -22,7 +22,9 @@ cd "$work"
 $cc $flags "$src/tests/test_install/consumer.c" $(pkg-config --cflags --libs wick) -Wl,-rpath,"$libdir" \
     -o consumer_pc
 ./consumer_pc
-ldd ./consumer_pc | grep -q "$libdir/libwick.so" || { echo "consumer_pc does not use the installed libwick.so"; exit 1; }
+# (ldd's output is captured first: grep -q closing the pipe early would fail the pipeline under pipefail)
+deps=$(ldd ./consumer_pc)
+[[ $deps == *"$libdir/libwick.so"* ]] || { echo "consumer_pc does not use the installed libwick.so"; exit 1; }
 
 if [ -z "$flags" ]; then # sanitizers cannot link fully static
     # shellcheck disable=SC2046
@@ -36,7 +38,8 @@ cmake -S "$src/tests/test_install" -B cmake-consumer -DCMAKE_PREFIX_PATH="$prefi
 cmake --build cmake-consumer >>cmake-consumer.log
 ./cmake-consumer/consumer_shared
 ./cmake-consumer/consumer_static
-if ldd ./cmake-consumer/consumer_static | grep -q libwick; then
+deps=$(ldd ./cmake-consumer/consumer_static)
+if [[ $deps == *libwick* ]]; then
     echo "consumer_static links libwick.so"
     exit 1
 fi

@@ -383,7 +383,7 @@ int cmd_bench(int argc, char **argv)
     int ndev = 0;
     if (!cli_devices(device, devs, &ndev)) {
         free(selected);
-        return CLI_USAGE;
+        goto bad_usage;
     }
     /* Poisoning new allocations (a test aid) would add a memset to every timed op. */
     unsetenv("WICK_POISON");

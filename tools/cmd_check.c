@@ -135,7 +135,7 @@ int cmd_check(int argc, char **argv)
     wk_device *devs[CLI_MAX_DEVICES];
     int ndev = 0;
     if (!cli_devices(device, devs, &ndev))
-        return CLI_USAGE;
+        goto bad_usage;
 
     if (json) {
         printf("{\"record\":\"header\",\"seed\":%llu,\"devices\":[", (unsigned long long)seed);
