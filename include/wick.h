@@ -319,7 +319,8 @@ wk_status wk_upsample_bilinear2d(const wk_tensor *x, int64_t out_h, int64_t out_
 /* ---------------------------------------------------------------- indexing
  * Index tensors are u8, u32, i32 or i64. An index outside [0, size) is WK_ERR_INDEX_OUT_OF_RANGE
  * naming the op (on a GPU it may surface at the next synchronisation); memory is never touched out of
- * bounds, and an in-place op that fails on the CPU leaves its target unchanged. */
+ * bounds, and an in-place op that fails on the CPU leaves its target unchanged. An in-place target must
+ * not overlap itself, ids or src (WK_ERR_INVALID_ARGUMENT, as PyTorch). */
 /* ids 1-D: out = x with dim replaced by len(ids). */
 wk_status wk_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out);
 /* ids has x's rank, ids.shape[d] <= x.shape[d] for d != dim: out[i][j][k] = x[i][ids[i][j][k]][k] (dim 1). */

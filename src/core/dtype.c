@@ -25,69 +25,11 @@ wk_status wk_dtype_from_name(const char *name, wk_dtype *out)
     return WK_ERR_INVALID_ARGUMENT;
 }
 
-static uint32_t f32_bits(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-
-static float bits_f32(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
-}
-
-uint16_t wk_f32_to_bf16(float x)
-{
-    uint32_t u = f32_bits(x);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN, sign kept */
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-float wk_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
-
-uint16_t wk_f32_to_f16(float x)
-{
-    uint32_t u = f32_bits(x);
-    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-    uint32_t a = u & 0x7fffffffu;
-    if (a > 0x7f800000u)
-        return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
-    if (a >= 0x477ff000u) /* rounds to >= 65520: infinity */
-        return (uint16_t)(sign | 0x7c00u);
-    if (a < 0x38800000u) { /* below the smallest normal f16: subnormal or zero */
-        if (a < 0x33000000u) /* < 2^-25 rounds to zero */
-            return sign;
-        uint32_t mant = (a & 0x7fffffu) | 0x800000u;
-        int shift = 126 - (int)(a >> 23); /* 14..24 */
-        uint32_t half = 1u << (shift - 1);
-        uint32_t rest = mant & ((1u << shift) - 1u);
-        uint32_t r = mant >> shift;
-        if (rest > half || (rest == half && (r & 1u)))
-            r++;
-        return (uint16_t)(sign | r);
-    }
-    uint32_t r = a - 0x38000000u; /* rebias exponent 127 -> 15, still with 23 mantissa bits */
-    r += 0xfffu + ((r >> 13) & 1u);
-    return (uint16_t)(sign | (r >> 13));
-}
-
-float wk_f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    if (e == 0x1f)
-        return bits_f32(sign | 0x7f800000u | (m << 13));
-    if (e == 0) {
-        float v = (float)m * 0x1p-24f;
-        return sign ? -v : v;
-    }
-    return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
-}
+/* f32 <-> f16/bf16: the bodies are inline in dtype.h for the per-element kernels. */
+uint16_t wk_f32_to_bf16(float x) { return wk_f32_to_bf16_inline(x); }
+float wk_bf16_to_f32(uint16_t h) { return wk_bf16_to_f32_inline(h); }
+uint16_t wk_f32_to_f16(float x) { return wk_f32_to_f16_inline(x); }
+float wk_f16_to_f32(uint16_t h) { return wk_f16_to_f32_inline(h); }
 
 /* v rounded to f32 with round-to-odd (an inexact result gets its last mantissa bit set). Rounding that to
  * a format at least two bits narrower gives the correctly rounded result (Boldo & Melquiond). */
@@ -96,12 +38,12 @@ static float f64_to_f32_odd(double v)
     float f = (float)v;
     if ((double)f == v || v != v)
         return f;
-    uint32_t u = f32_bits(f), sign = u & 0x80000000u, mag = u & 0x7fffffffu;
+    uint32_t u = wk_f32_bits(f), sign = u & 0x80000000u, mag = u & 0x7fffffffu;
     if (mag == 0x7f800000u) /* overflowed: the largest finite f32 is the odd neighbour */
-        return bits_f32(sign | 0x7f7fffffu);
+        return wk_bits_f32(sign | 0x7f7fffffu);
     if (!(mag & 1u))
         mag = fabs((double)f) < fabs(v) ? mag + 1 : mag - 1;
-    return bits_f32(sign | mag);
+    return wk_bits_f32(sign | mag);
 }
 
 uint16_t wk_f64_to_f16(double v) { return wk_f32_to_f16(f64_to_f32_odd(v)); }

@@ -48,7 +48,7 @@ static wk_status range_error(const char *op, const range_check *c, int dim)
 /* ---------------------------------------------------------------- range pass */
 
 #define CHECK_KERNEL(isfx, IT)                                                              \
-    static void check_run_##isfx(void *ctx, int64_t n, char *const *p, const int64_t *s)   \
+    static void check_run_##isfx(void *ctx, int64_t n, char *const *p, const int64_t *s)    \
     {                                                                                       \
         const char *ids = p[0];                                                             \
         const int64_t step = s[0];                                                          \

@@ -37,7 +37,7 @@ static window window_at(int64_t o, int64_t kernel, int64_t stride, int64_t pad, 
     T *o = (T *)wk_tensor_data(j->out) + begin * j->OW;                                      \
     for (int64_t r = begin; r < end; r++) {                                                  \
         int64_t oh = r % j->OH, nc = r / j->OH;                                              \
-        const T *xp = x + (nc / j->channels) * st[0] + (nc % j->channels) * st[1];                         \
+        const T *xp = x + (nc / j->channels) * st[0] + (nc % j->channels) * st[1];           \
         window hw = window_at(oh, p->kernel[0], p->stride[0], p->padding[0], j->H);          \
         for (int64_t ow = 0; ow < j->OW; ow++) {                                             \
             window ww = window_at(ow, p->kernel[1], p->stride[1], p->padding[1], j->W);
@@ -49,7 +49,7 @@ static window window_at(int64_t o, int64_t kernel, int64_t stride, int64_t pad, 
  * NaN of the window wins. The hot loop stays branch-free (maxima of real data are unpredictable) and
  * only flags NaN; a window that held one is walked again to pick it. */
 #define POOL_MAX_KERNEL(E, sfx, T, C)                                               \
-    static void max_rows_##sfx(void *ctx, int64_t begin, int64_t end)              \
+    static void max_rows_##sfx(void *ctx, int64_t begin, int64_t end)               \
     {                                                                               \
         POOL_ROWS_BEGIN(T)                                                          \
         C m = wk_ld_##sfx(xp + hw.lo * st[2] + ww.lo * st[3]);                      \
@@ -73,7 +73,7 @@ WK_CPU_DTYPES(POOL_MAX_KERNEL)
 
 /* Sum in the compute type (f32 for f16/bf16), divided by the window size as PyTorch counts it. */
 #define POOL_AVG_KERNEL(E, sfx, T, C)                                               \
-    static void avg_rows_##sfx(void *ctx, int64_t begin, int64_t end)              \
+    static void avg_rows_##sfx(void *ctx, int64_t begin, int64_t end)               \
     {                                                                               \
         POOL_ROWS_BEGIN(T)                                                          \
         C sum = 0;                                                                  \

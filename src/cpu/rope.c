@@ -11,7 +11,7 @@ typedef struct rope_job {
 
 /* Element k of the pair i: halves pair (i, i + D/2), interleaved (2i, 2i + 1). */
 #define ROPE_KERNEL(E, sfx, T, C)                                                            \
-    static void rope_rows_##sfx(void *ctx, int64_t begin, int64_t end)                      \
+    static void rope_rows_##sfx(void *ctx, int64_t begin, int64_t end)                       \
     {                                                                                        \
         const rope_job *j = ctx;                                                             \
         const int64_t *xs = j->x->strides, *cs = j->cos->strides, *ss = j->sin->strides;     \

@@ -55,7 +55,7 @@ static void nearest_axis(int64_t in, int64_t out, int64_t stride, int64_t *off)
 
 /* Nearest only copies, so one kernel per element size serves every dtype. */
 #define NEAREST_KERNEL(ES)                                                                   \
-    static void nearest_rows_##ES(void *ctx, int64_t begin, int64_t end)                    \
+    static void nearest_rows_##ES(void *ctx, int64_t begin, int64_t end)                     \
     {                                                                                        \
         const resample_job *j = ctx;                                                         \
         const int64_t *st = j->x->strides;                                                   \
@@ -63,7 +63,8 @@ static void nearest_axis(int64_t in, int64_t out, int64_t stride, int64_t *off)
         char *o = (char *)wk_tensor_data(j->out) + begin * j->OW * ES;                       \
         for (int64_t r = begin; r < end; r++) {                                              \
             int64_t oh = r % j->OH, nc = r / j->OH;                                          \
-            const char *row = x + ((nc / j->channels) * st[0] + (nc % j->channels) * st[1] + j->h.off0[oh]) * ES; \
+            int64_t at = (nc / j->channels) * st[0] + (nc % j->channels) * st[1] + j->h.off0[oh]; \
+            const char *row = x + at * ES;                                                   \
             for (int64_t ow = 0; ow < j->OW; ow++, o += ES)                                  \
                 memcpy(o, row + j->w.off0[ow] * ES, ES);                                     \
         }                                                                                    \
@@ -131,7 +132,7 @@ LINEAR_AXIS(double, linear_axis_f64)
 
 /* Width first, then height, as PyTorch's generic interpolation nests them. */
 #define BILINEAR_KERNEL(E, sfx, T, C)                                                        \
-    static void bilinear_rows_##sfx(void *ctx, int64_t begin, int64_t end)                  \
+    static void bilinear_rows_##sfx(void *ctx, int64_t begin, int64_t end)                   \
     {                                                                                        \
         const resample_job *j = ctx;                                                         \
         const int64_t *st = j->x->strides;                                                   \
@@ -139,7 +140,7 @@ LINEAR_AXIS(double, linear_axis_f64)
         T *o = (T *)wk_tensor_data(j->out) + begin * j->OW;                                  \
         for (int64_t r = begin; r < end; r++) {                                              \
             int64_t oh = r % j->OH, nc = r / j->OH;                                          \
-            const T *plane = x + (nc / j->channels) * st[0] + (nc % j->channels) * st[1];                  \
+            const T *plane = x + (nc / j->channels) * st[0] + (nc % j->channels) * st[1];    \
             const T *r0 = plane + j->h.off0[oh], *r1 = plane + j->h.off1[oh];                \
             C h0 = (C)j->h.w0[oh], h1 = (C)j->h.w1[oh];                                      \
             for (int64_t ow = 0; ow < j->OW; ow++) {                                         \
