@@ -59,15 +59,12 @@ static wk_status bcast_prepare(const char *op, int n, const wk_tensor *const *in
         }
         b->n++;
     }
-    wk_status s = wk_tensor_alloc(wk_dev(in[0]), out_dt, rank, shape, &b->out);
+    wk_status s = wk_alloc_output(op, wk_dev(in[0]), out_dt, rank, shape, &b->out);
     if (s != WK_OK) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "%s", wk_last_error());
         b->out = NULL;
         bcast_release(b);
-        return wk_error(s, "%s: %s", op, msg);
     }
-    return WK_OK;
+    return s;
 }
 
 /* Releases the views and hands the output to *out on success (else releases it too). */

@@ -131,3 +131,25 @@ wk_status wk_broadcast_view(const char *op, const wk_tensor *t, int rank, const 
     }
     return wk_tensor_view(t, rank, shape, strides, t->offset, out);
 }
+
+wk_status wk_alloc_output(const char *op, wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
+                          wk_tensor **out)
+{
+    wk_status s = wk_tensor_alloc(dev, dt, rank, shape, out);
+    if (s != WK_OK) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s", wk_last_error());
+        return wk_error(s, "%s: %s", op, msg);
+    }
+    return WK_OK;
+}
+
+wk_status wk_finish(wk_status s, wk_tensor *t, wk_tensor **out)
+{
+    if (s != WK_OK) {
+        wk_tensor_release(t);
+        return s;
+    }
+    *out = t;
+    return WK_OK;
+}

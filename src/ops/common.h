@@ -39,6 +39,12 @@ wk_status wk_broadcast_shape(const char *op, int ra, const int64_t *sa, int rb, 
 /* A view of t broadcast to (rank, shape), which must be broadcast-compatible (checked). */
 wk_status wk_broadcast_view(const char *op, const wk_tensor *t, int rank, const int64_t *shape, wk_tensor **out);
 
+/* wk_tensor_alloc with the op named in front of the message on failure. */
+wk_status wk_alloc_output(const char *op, wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
+                          wk_tensor **out);
+/* Hands t to *out when s is WK_OK, else releases t; returns s. The one exit of an op with an output. */
+wk_status wk_finish(wk_status s, wk_tensor *t, wk_tensor **out);
+
 /* Formats "f32 [2, 3] on cpu" for messages. */
 const char *wk_describe(char *buf, size_t cap, const wk_tensor *t);
 

@@ -28,30 +28,6 @@ static wk_status check_new(const char *op, const wk_device *dev, wk_dtype dt, in
     return WK_OK;
 }
 
-/* wk_tensor_alloc, with the op's name put in front of its message on failure. */
-static wk_status alloc_for(const char *op, wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
-                           wk_tensor **out)
-{
-    wk_status s = wk_tensor_alloc(dev, dt, rank, shape, out);
-    if (s != WK_OK) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "%s", wk_last_error());
-        return wk_error(s, "%s: %s", op, msg);
-    }
-    return WK_OK;
-}
-
-/* Hands `t` to *out when s is WK_OK, else releases it. */
-static wk_status finish(wk_status s, wk_tensor *t, wk_tensor **out)
-{
-    if (s != WK_OK) {
-        wk_tensor_release(t);
-        return s;
-    }
-    *out = t;
-    return WK_OK;
-}
-
 /* ---------------------------------------------------------------- fills */
 
 static wk_status full_named(const char *op, wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
@@ -59,11 +35,11 @@ static wk_status full_named(const char *op, wk_device *dev, wk_dtype dt, int ran
 {
     wk_tensor *t = NULL;
     WK_TRY(check_new(op, dev, dt, rank, shape, out));
-    WK_TRY(alloc_for(op, dev, dt, rank, shape, &t));
+    WK_TRY(wk_alloc_output(op, dev, dt, rank, shape, &t));
     wk_status s = WK_CHECK_SLOT(op, t, fill);
     if (s == WK_OK && wk_tensor_numel(t) > 0)
         s = wk_be(t)->fill(t, wk_scalar_storage(dt, value));
-    return finish(s, t, out);
+    return wk_finish(s, t, out);
 }
 
 wk_status wk_zeros(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, wk_tensor **out)
@@ -108,11 +84,11 @@ wk_status wk_arange(wk_device *dev, wk_dtype dt, double start, double end, doubl
         return wk_error(WK_ERR_SHAPE, "%s: %g elements is too many", op, len);
     int64_t n = (int64_t)len;
     wk_tensor *t = NULL;
-    WK_TRY(alloc_for(op, dev, dt, 1, &n, &t));
+    WK_TRY(wk_alloc_output(op, dev, dt, 1, &n, &t));
     wk_status s = WK_CHECK_SLOT(op, t, arange);
     if (s == WK_OK && n > 0)
         s = wk_be(t)->arange(t, start, step);
-    return finish(s, t, out);
+    return wk_finish(s, t, out);
 }
 
 /* ---------------------------------------------------------------- random */
@@ -138,12 +114,12 @@ static wk_status rand_named(const char *op, bool normal, wk_device *dev, wk_dtyp
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: parameters %g and %g overflow %s arithmetic", op, a, b,
                         narrow ? "f32" : "f64");
     wk_tensor *t = NULL;
-    WK_TRY(alloc_for(op, dev, dt, rank, shape, &t));
+    WK_TRY(wk_alloc_output(op, dev, dt, rank, shape, &t));
     rand_slot slot = normal ? wk_be(t)->rand_normal : wk_be(t)->rand_uniform;
     wk_status s = wk_check_slot(op, t, (const void *)(uintptr_t)slot);
     if (s == WK_OK && wk_tensor_numel(t) > 0)
         s = slot(t, seed, a, b);
-    return finish(s, t, out);
+    return wk_finish(s, t, out);
 }
 
 wk_status wk_rand_uniform(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, uint64_t seed, double lo,
@@ -164,11 +140,11 @@ wk_status wk_rand_normal(wk_device *dev, wk_dtype dt, int rank, const int64_t *s
 static wk_status contiguous_named(const char *op, const wk_tensor *t, wk_tensor **out)
 {
     wk_tensor *c = NULL;
-    WK_TRY(alloc_for(op, wk_dev(t), t->dtype, t->rank, t->shape, &c));
+    WK_TRY(wk_alloc_output(op, wk_dev(t), t->dtype, t->rank, t->shape, &c));
     wk_status s = WK_CHECK_SLOT(op, c, copy);
     if (s == WK_OK && wk_tensor_numel(c) > 0)
         s = wk_be(c)->copy(t, c);
-    return finish(s, c, out);
+    return wk_finish(s, c, out);
 }
 
 wk_status wk_contiguous(const wk_tensor *t, wk_tensor **out)
@@ -195,7 +171,7 @@ wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
     size_t bytes = (size_t)wk_tensor_numel(t) * wk_dtype_size(t->dtype);
     wk_status s = wk_tensor_is_contiguous(t) ? WK_OK : contiguous_named(op, t, &src);
     if (s == WK_OK)
-        s = alloc_for(op, dev, t->dtype, t->rank, t->shape, &dst);
+        s = wk_alloc_output(op, dev, t->dtype, t->rank, t->shape, &dst);
     if (s == WK_OK && bytes > 0) {
         const wk_tensor *from = src ? src : t;
         host = malloc(bytes);
@@ -208,7 +184,7 @@ wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
     }
     free(host);
     wk_tensor_release(src);
-    return finish(s, dst, out);
+    return wk_finish(s, dst, out);
 }
 
 wk_status wk_cast(const wk_tensor *t, wk_dtype dt, wk_tensor **out)
@@ -221,11 +197,11 @@ wk_status wk_cast(const wk_tensor *t, wk_dtype dt, wk_tensor **out)
     if (dt == t->dtype)
         return contiguous_named(op, t, out);
     wk_tensor *c = NULL;
-    WK_TRY(alloc_for(op, wk_dev(t), dt, t->rank, t->shape, &c));
+    WK_TRY(wk_alloc_output(op, wk_dev(t), dt, t->rank, t->shape, &c));
     wk_status s = WK_CHECK_SLOT(op, c, cast);
     if (s == WK_OK && wk_tensor_numel(c) > 0)
         s = wk_be(c)->cast(t, c);
-    return finish(s, c, out);
+    return wk_finish(s, c, out);
 }
 
 /* a + b*c + d <= limit for non-negative operands, without overflow. */
@@ -398,7 +374,7 @@ wk_status wk_cat(const wk_tensor *const *ts, int n, int dim, wk_tensor **out)
         shape[d] += t->shape[d];
     }
     wk_tensor *o = NULL;
-    WK_TRY(alloc_for(op, wk_dev(t0), t0->dtype, t0->rank, shape, &o));
+    WK_TRY(wk_alloc_output(op, wk_dev(t0), t0->dtype, t0->rank, shape, &o));
     wk_status s = WK_CHECK_SLOT(op, o, copy);
     int64_t at = 0;
     for (int i = 0; i < n && s == WK_OK; i++) {
@@ -415,5 +391,5 @@ wk_status wk_cat(const wk_tensor *const *ts, int n, int dim, wk_tensor **out)
         }
         at += len;
     }
-    return finish(s, o, out);
+    return wk_finish(s, o, out);
 }

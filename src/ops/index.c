@@ -54,7 +54,7 @@ static wk_status make_output(const char *op, const wk_tensor *x, int rank, const
     if (copy_x)
         WK_TRY(WK_CHECK_SLOT(op, x, copy));
     wk_tensor *o = NULL;
-    WK_TRY(wk_tensor_alloc(wk_dev(x), x->dtype, rank, shape, &o));
+    WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, rank, shape, &o));
     wk_status s = copy_x && wk_tensor_numel(o) ? wk_be(x)->copy(x, o) : WK_OK;
     if (s == WK_OK)
         s = fill(args, o);

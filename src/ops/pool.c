@@ -58,7 +58,7 @@ static wk_status pool2d(const char *op, wk_reduce_op kind, const wk_tensor *x, c
                         (long long)p->stride[1], (long long)p->padding[0], (long long)p->padding[1]);
     WK_TRY(WK_CHECK_SLOT(op, x, pool2d));
     wk_tensor *o = NULL;
-    WK_TRY(wk_tensor_alloc(wk_dev(x), x->dtype, 4, sh, &o));
+    WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, 4, sh, &o));
     wk_status s = wk_numel(4, sh) ? wk_be(x)->pool2d(kind, x, p, o) : WK_OK;
     if (s != WK_OK) {
         wk_tensor_release(o);
@@ -104,7 +104,7 @@ static wk_status upsample_shape(const char *op, const wk_tensor *x, int rank, co
 #define UPSAMPLE_RUN(x, rank, sh, call, out)                                   \
     do {                                                                       \
         wk_tensor *o = NULL;                                                   \
-        WK_TRY(wk_tensor_alloc(wk_dev(x), (x)->dtype, rank, sh, &o));          \
+        WK_TRY(wk_alloc_output(op, wk_dev(x), (x)->dtype, rank, sh, &o));          \
         wk_status s = wk_numel(rank, sh) ? (call) : WK_OK;                     \
         if (s != WK_OK) {                                                      \
             wk_tensor_release(o);                                              \

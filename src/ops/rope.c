@@ -27,7 +27,7 @@ static wk_status rope(const char *op, int kind, const wk_tensor *x, const wk_ten
                             wk_describe(b2, sizeof b2, tables[k]));
     WK_TRY(WK_CHECK_SLOT(op, x, rope));
     wk_tensor *o = NULL;
-    WK_TRY(wk_tensor_alloc(wk_dev(x), x->dtype, 4, x->shape, &o));
+    WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, 4, x->shape, &o));
     wk_status s = wk_tensor_numel(o) ? wk_be(x)->rope(kind, x, cos, sin, o) : WK_OK;
     if (s != WK_OK) {
         wk_tensor_release(o);

@@ -20,9 +20,9 @@ static wk_status sort_impl(const char *op, const wk_tensor *x, bool descending, 
     wk_tensor *v = NULL, *ix = NULL, *xv = NULL, *vv = NULL, *iv = NULL;
     wk_status s = WK_OK;
     if (values)
-        s = wk_tensor_alloc(wk_dev(x), x->dtype, x->rank, x->shape, &v);
+        s = wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &v);
     if (s == WK_OK && indices)
-        s = wk_tensor_alloc(wk_dev(x), WK_I64, x->rank, x->shape, &ix);
+        s = wk_alloc_output(op, wk_dev(x), WK_I64, x->rank, x->shape, &ix);
     if (s == WK_OK)
         s = last_dim_view(x, &xv);
     if (s == WK_OK)

@@ -37,29 +37,6 @@ static wk_status check_in_out(const char *op, const wk_tensor *x, wk_tensor **ou
     return wk_check_out(op, out);
 }
 
-/* A fresh contiguous tensor of x's shape and dtype, with the op named in any failure. */
-static wk_status alloc_like(const char *op, const wk_tensor *x, wk_tensor **o)
-{
-    wk_status s = wk_tensor_alloc(wk_dev(x), x->dtype, x->rank, x->shape, o);
-    if (s != WK_OK) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "%s", wk_last_error());
-        return wk_error(s, "%s: %s", op, msg);
-    }
-    return WK_OK;
-}
-
-/* Hands o to *out when s is WK_OK, else releases it. */
-static wk_status finish(wk_status s, wk_tensor *o, wk_tensor **out)
-{
-    if (s != WK_OK) {
-        wk_tensor_release(o);
-        return s;
-    }
-    *out = o;
-    return WK_OK;
-}
-
 wk_status wk_unary(wk_unary_op op, const wk_tensor *x, wk_tensor **out)
 {
     char name[32];
@@ -71,8 +48,8 @@ wk_status wk_unary(wk_unary_op op, const wk_tensor *x, wk_tensor **out)
     if (!unary_supports(op, x->dtype))
         return wk_error(WK_ERR_DTYPE, "%s: dtype %s not supported", name, wk_dtype_name(x->dtype));
     WK_TRY(WK_CHECK_SLOT(name, x, unary));
-    WK_TRY(alloc_like(name, x, &o));
-    return finish(wk_be(x)->unary(op, x, o), o, out);
+    WK_TRY(wk_alloc_output(name, wk_dev(x), x->dtype, x->rank, x->shape, &o));
+    return wk_finish(wk_be(x)->unary(op, x, o), o, out);
 }
 
 wk_status wk_affine(const wk_tensor *x, double mul, double add, wk_tensor **out)
@@ -81,8 +58,8 @@ wk_status wk_affine(const wk_tensor *x, double mul, double add, wk_tensor **out)
     wk_tensor *o = NULL;
     WK_TRY(check_in_out(op, x, out));
     WK_TRY(WK_CHECK_SLOT(op, x, affine));
-    WK_TRY(alloc_like(op, x, &o));
-    return finish(wk_be(x)->affine(x, wk_scalar_compute(x->dtype, mul), wk_scalar_compute(x->dtype, add), o), o,
+    WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &o));
+    return wk_finish(wk_be(x)->affine(x, wk_scalar_compute(x->dtype, mul), wk_scalar_compute(x->dtype, add), o), o,
                   out);
 }
 
@@ -93,8 +70,8 @@ wk_status wk_powf(const wk_tensor *x, double e, wk_tensor **out)
     WK_TRY(check_in_out(op, x, out));
     WK_TRY(wk_check_float(op, x));
     WK_TRY(WK_CHECK_SLOT(op, x, powf));
-    WK_TRY(alloc_like(op, x, &o));
-    return finish(wk_be(x)->powf(x, e, o), o, out);
+    WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &o));
+    return wk_finish(wk_be(x)->powf(x, e, o), o, out);
 }
 
 wk_status wk_elu(const wk_tensor *x, double alpha, wk_tensor **out)
@@ -104,8 +81,8 @@ wk_status wk_elu(const wk_tensor *x, double alpha, wk_tensor **out)
     WK_TRY(check_in_out(op, x, out));
     WK_TRY(wk_check_float(op, x));
     WK_TRY(WK_CHECK_SLOT(op, x, elu));
-    WK_TRY(alloc_like(op, x, &o));
-    return finish(wk_be(x)->elu(x, alpha, o), o, out);
+    WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &o));
+    return wk_finish(wk_be(x)->elu(x, alpha, o), o, out);
 }
 
 wk_status wk_clamp(const wk_tensor *x, double lo, double hi, wk_tensor **out)
@@ -116,6 +93,6 @@ wk_status wk_clamp(const wk_tensor *x, double lo, double hi, wk_tensor **out)
     if (!(lo <= hi)) /* also rejects NaN bounds */
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: lo %g must not exceed hi %g", op, lo, hi);
     WK_TRY(WK_CHECK_SLOT(op, x, clamp));
-    WK_TRY(alloc_like(op, x, &o));
-    return finish(wk_be(x)->clamp(x, wk_scalar_compute(x->dtype, lo), wk_scalar_compute(x->dtype, hi), o), o, out);
+    WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &o));
+    return wk_finish(wk_be(x)->clamp(x, wk_scalar_compute(x->dtype, lo), wk_scalar_compute(x->dtype, hi), o), o, out);
 }
