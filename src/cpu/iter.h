@@ -20,6 +20,15 @@ typedef void (*wk_iter_fn)(void *ctx, int64_t n, char *const *ptrs, const int64_
 void wk_cpu_foreach(int rank, const int64_t *shape, int nops, const wk_tensor *const *ops, int64_t grain,
                     wk_iter_fn fn, void *ctx);
 
+/* The operands' dims with size-1 dims dropped and each dim merged into the next where every operand is
+ * contiguous across the pair (rank >= 1; a lone dim of size 1 when all were dropped). Strides in bytes. */
+typedef struct wk_cpu_dims {
+    int rank;
+    int64_t shape[WK_MAX_RANK];
+    int64_t strides[WK_ITER_MAX_OPS][WK_MAX_RANK];
+} wk_cpu_dims;
+void wk_cpu_merge_dims(int rank, const int64_t *shape, int nops, const wk_tensor *const *ops, wk_cpu_dims *out);
+
 /* Runs body(ctx, begin, end) over [0, n) split into contiguous chunks across threads; chunks hold at
  * least `grain` items. */
 typedef void (*wk_range_fn)(void *ctx, int64_t begin, int64_t end);

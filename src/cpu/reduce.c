@@ -7,6 +7,8 @@
 #include "core/error.h"
 #include "cpu/cpu.h"
 #include "cpu/rowwise.h"
+#include "cpu/vhalf.h"
+#include "cpu/vmath.h"
 
 /* ---------------------------------------------------------------- per-dtype kernels
  * Accumulators hold partial results in the op's accumulation type: sum/mean in f32 (f16, bf16, f32)
@@ -29,18 +31,19 @@ typedef struct red_kernel {
 #define RED_LANES 16
 #define RED_LEAF 1024
 
-/* X(dtype_enum, suffix, storage_type, compute_type, sum_type, lowest, highest) */
-#define RED_DTYPES(X)                                                \
-    X(WK_U8, u8, uint8_t, uint8_t, uint64_t, 0, UINT8_MAX)           \
-    X(WK_U32, u32, uint32_t, uint32_t, uint64_t, 0, UINT32_MAX)      \
-    X(WK_I32, i32, int32_t, int32_t, uint64_t, INT32_MIN, INT32_MAX) \
-    X(WK_I64, i64, int64_t, int64_t, uint64_t, INT64_MIN, INT64_MAX) \
-    X(WK_F16, f16, wk_f16_t, float, float, -INFINITY, INFINITY)      \
-    X(WK_BF16, bf16, wk_bf16_t, float, float, -INFINITY, INFINITY)   \
-    X(WK_F32, f32, float, float, float, -INFINITY, INFINITY)         \
-    X(WK_F64, f64, double, double, double, -INFINITY, INFINITY)
+/* X(dtype_enum, suffix, storage_type, compute_type, sum_type, lowest, highest, load): load is wk_ld_<sfx>
+ * but for f16, whose branch-free load lets the loops around it vectorise. */
+#define RED_DTYPES(X)                                                           \
+    X(WK_U8, u8, uint8_t, uint8_t, uint64_t, 0, UINT8_MAX, wk_ld_u8)            \
+    X(WK_U32, u32, uint32_t, uint32_t, uint64_t, 0, UINT32_MAX, wk_ld_u32)      \
+    X(WK_I32, i32, int32_t, int32_t, uint64_t, INT32_MIN, INT32_MAX, wk_ld_i32) \
+    X(WK_I64, i64, int64_t, int64_t, uint64_t, INT64_MIN, INT64_MAX, wk_ld_i64) \
+    X(WK_F16, f16, wk_f16_t, float, float, -INFINITY, INFINITY, wk_vld_f16)     \
+    X(WK_BF16, bf16, wk_bf16_t, float, float, -INFINITY, INFINITY, wk_ld_bf16)  \
+    X(WK_F32, f32, float, float, float, -INFINITY, INFINITY, wk_ld_f32)         \
+    X(WK_F64, f64, double, double, double, -INFINITY, INFINITY, wk_ld_f64)
 
-#define DEF_SUM(E, sfx, T, C, A, lo, hi)                                              \
+#define DEF_SUM(E, sfx, T, C, A, lo, hi, LD)                                          \
     static void sum_fill_##sfx(void *acc, int64_t n)                                  \
     {                                                                                 \
         A *a = acc;                                                                   \
@@ -57,9 +60,9 @@ typedef struct red_kernel {
         int64_t i = 0;                                                                \
         for (; i + RED_LANES <= n; i += RED_LANES)                                    \
             for (int j = 0; j < RED_LANES; j++)                                       \
-                lane[j] += (A)wk_ld_##sfx(p + i + j);                                 \
+                lane[j] += (A)LD(p + i + j);                                          \
         for (; i < n; i++)                                                            \
-            tail += (A)wk_ld_##sfx(p + i);                                            \
+            tail += (A)LD(p + i);                                                     \
         for (int w = RED_LANES / 2; w > 0; w /= 2)                                    \
             for (int j = 0; j < w; j++)                                               \
                 lane[j] += lane[j + w];                                               \
@@ -69,20 +72,22 @@ typedef struct red_kernel {
     {                                                                                 \
         *(A *)acc += sum_tree_##sfx(x, n);                                            \
     }                                                                                 \
+    WK_VEC_CLONES                                                                     \
     static void sum_rows_##sfx(void *acc, const void *x, int64_t n)                   \
     {                                                                                 \
         A *a = acc;                                                                   \
         const T *p = x;                                                               \
         for (int64_t j = 0; j < n; j++)                                               \
-            a[j] += (A)wk_ld_##sfx(p + j);                                            \
+            a[j] += (A)LD(p + j);                                                     \
     }                                                                                 \
+    WK_VEC_CLONES                                                                     \
     static void sum_rows4_##sfx(void *acc, const void *x, int64_t s, int64_t n)       \
     {                                                                                 \
         A *a = acc;                                                                   \
         const T *p = x;                                                               \
         for (int64_t j = 0; j < n; j++)                                               \
-            a[j] += ((A)wk_ld_##sfx(p + j) + (A)wk_ld_##sfx(p + j + s)) +             \
-                    ((A)wk_ld_##sfx(p + j + 2 * s) + (A)wk_ld_##sfx(p + j + 3 * s));  \
+            a[j] += ((A)LD(p + j) + (A)LD(p + j + s)) +                               \
+                    ((A)LD(p + j + 2 * s) + (A)LD(p + j + 3 * s));                    \
     }                                                                                 \
     static void sum_merge_##sfx(void *acc, const void *b, int64_t n)                  \
     {                                                                                 \
@@ -102,13 +107,22 @@ typedef struct red_kernel {
 /* 32 lanes: the compiler vectorises the NaN-aware select for this width, not for 16 (GCC 12). */
 #define RED_PICK_LANES 32
 
-#define DEF_EXTREME(name, BETTER, ident, sfx, T, C)                                      \
+/* op(v, m), where a NaN v takes over and a NaN m stays: the plain select, then the NaN one. GCC 12
+ * vectorises this form in every loop below; `PICK(v, m) ? v : m` it leaves scalar where both arms are
+ * loads (rows4). */
+#define DEF_EXTREME(name, CMP, ident, sfx, T, C, LD)                                     \
+    static inline C name##_of_##sfx(C v, C m)                                            \
+    {                                                                                    \
+        C r = v CMP m ? v : m;                                                           \
+        return WK_ISNAN(v) ? v : r;                                                      \
+    }                                                                                    \
     static void name##_fill_##sfx(void *acc, int64_t n)                                  \
     {                                                                                    \
         C *a = acc;                                                                      \
         for (int64_t j = 0; j < n; j++)                                                  \
             a[j] = ident;                                                                \
     }                                                                                    \
+    WK_VEC_CLONES                                                                        \
     static void name##_run_##sfx(void *acc, const void *x, int64_t n)                    \
     {                                                                                    \
         const T *p = x;                                                                  \
@@ -117,38 +131,31 @@ typedef struct red_kernel {
         for (int j = 0; j < RED_PICK_LANES; j++)                                         \
             lane[j] = ident;                                                             \
         for (; i + RED_PICK_LANES <= n; i += RED_PICK_LANES)                             \
-            for (int j = 0; j < RED_PICK_LANES; j++) {                                   \
-                C v = wk_ld_##sfx(p + i + j);                                            \
-                lane[j] = BETTER(v, lane[j]) ? v : lane[j];                              \
-            }                                                                            \
-        for (; i < n; i++) {                                                             \
-            C v = wk_ld_##sfx(p + i);                                                    \
-            m = BETTER(v, m) ? v : m;                                                    \
-        }                                                                                \
+            for (int j = 0; j < RED_PICK_LANES; j++)                                     \
+                lane[j] = name##_of_##sfx(LD(p + i + j), lane[j]);                       \
+        for (; i < n; i++)                                                               \
+            m = name##_of_##sfx(LD(p + i), m);                                           \
         for (int j = 0; j < RED_PICK_LANES; j++)                                         \
-            m = BETTER(lane[j], m) ? lane[j] : m;                                        \
+            m = name##_of_##sfx(lane[j], m);                                             \
         *(C *)acc = m;                                                                   \
     }                                                                                    \
+    WK_VEC_CLONES                                                                        \
     static void name##_rows_##sfx(void *acc, const void *x, int64_t n)                   \
     {                                                                                    \
         C *a = acc;                                                                      \
         const T *p = x;                                                                  \
-        for (int64_t j = 0; j < n; j++) {                                                \
-            C v = wk_ld_##sfx(p + j);                                                    \
-            a[j] = BETTER(v, a[j]) ? v : a[j];                                           \
-        }                                                                                \
+        for (int64_t j = 0; j < n; j++)                                                  \
+            a[j] = name##_of_##sfx(LD(p + j), a[j]);                                     \
     }                                                                                    \
+    WK_VEC_CLONES                                                                        \
     static void name##_rows4_##sfx(void *acc, const void *x, int64_t s, int64_t n)       \
     {                                                                                    \
         C *a = acc;                                                                      \
         const T *p = x;                                                                  \
         for (int64_t j = 0; j < n; j++) {                                                \
-            C v0 = wk_ld_##sfx(p + j), v1 = wk_ld_##sfx(p + j + s);                      \
-            C v2 = wk_ld_##sfx(p + j + 2 * s), v3 = wk_ld_##sfx(p + j + 3 * s);          \
-            v0 = BETTER(v1, v0) ? v1 : v0;                                               \
-            v2 = BETTER(v3, v2) ? v3 : v2;                                               \
-            v0 = BETTER(v2, v0) ? v2 : v0;                                               \
-            a[j] = BETTER(v0, a[j]) ? v0 : a[j];                                         \
+            C v01 = name##_of_##sfx(LD(p + j + s), LD(p + j));                           \
+            C v23 = name##_of_##sfx(LD(p + j + 3 * s), LD(p + j + 2 * s));               \
+            a[j] = name##_of_##sfx(name##_of_##sfx(v23, v01), a[j]);                     \
         }                                                                                \
     }                                                                                    \
     static void name##_merge_##sfx(void *acc, const void *b, int64_t n)                  \
@@ -156,7 +163,7 @@ typedef struct red_kernel {
         C *a = acc;                                                                      \
         const C *s = b;                                                                  \
         for (int64_t j = 0; j < n; j++)                                                  \
-            a[j] = BETTER(s[j], a[j]) ? s[j] : a[j];                                     \
+            a[j] = name##_of_##sfx(s[j], a[j]);                                          \
     }                                                                                    \
     static void name##_store_##sfx(void *out, const void *acc, int64_t n, int64_t count) \
     {                                                                                    \
@@ -166,9 +173,9 @@ typedef struct red_kernel {
             wk_st_##sfx((T *)out + j, a[j]);                                             \
     }
 
-#define DEF_MINMAX(E, sfx, T, C, A, lo, hi)           \
-    DEF_EXTREME(min, WK_MIN_PICK, (C)(hi), sfx, T, C) \
-    DEF_EXTREME(max, WK_MAX_PICK, (C)(lo), sfx, T, C)
+#define DEF_MINMAX(E, sfx, T, C, A, lo, hi, LD) \
+    DEF_EXTREME(min, <, (C)(hi), sfx, T, C, LD) \
+    DEF_EXTREME(max, >, (C)(lo), sfx, T, C, LD)
 
 /* mean = sum / count; the mean of nothing is NaN. */
 #define DEF_MEAN(sfx, T, A)                                                            \
@@ -190,9 +197,9 @@ DEF_MEAN(f64, double, double)
 #define KERNEL(name, stor, sfx)                                                                      \
     {name##_fill_##sfx, name##_run_##sfx, name##_rows_##sfx, name##_rows4_##sfx, name##_merge_##sfx, \
      stor##_store_##sfx}
-#define KERNEL_ENTRIES(E, sfx, T, C, A, lo, hi) \
-    [WK_REDUCE_SUM][E] = KERNEL(sum, sum, sfx), \
-    [WK_REDUCE_MIN][E] = KERNEL(min, min, sfx), \
+#define KERNEL_ENTRIES(E, sfx, T, C, A, lo, hi, LD) \
+    [WK_REDUCE_SUM][E] = KERNEL(sum, sum, sfx),     \
+    [WK_REDUCE_MIN][E] = KERNEL(min, min, sfx),     \
     [WK_REDUCE_MAX][E] = KERNEL(max, max, sfx),
 static const red_kernel kernels[WK_REDUCE_COUNT][WK_DTYPE_COUNT] = {
     RED_DTYPES(KERNEL_ENTRIES)

@@ -1,5 +1,5 @@
-/* creation_copy.c: cases for the copies: contiguous, to_device, copy_into (broadcast and aliasing sources),
- * slice_set, cat and copy2d. In-place ops are checked over their whole storage, so stray writes show. */
+/* creation_copy.c: cases for the copies: contiguous, to_device, copy_into (broadcast, aliasing and permuted
+ * sources), slice_set, cat and copy2d. In-place ops are checked over their whole storage, so stray writes show. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +189,69 @@ done:
     crt_view_free(&src);
 }
 
+/* ---------------------------------------------------------------- permuted sources */
+
+/* The source is stored in the case's layout with the dims in another order and viewed through wk_permute, so
+ * its unit stride lies in another dim than the destination's (the CPU's tiled transpose). iparam: 0 contiguous
+ * or 1 copy_into, copy_into's dst layout, then perm (result dim d is stored dim perm[d]). */
+static void run_permuted_copy(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
+{
+    int rank = c->rank;
+    const int *perm = c->iparam + 2;
+    wk_dtype dt = c->dtype;
+    int64_t es = (int64_t)wk_dtype_size(dt), stored[WK_MAX_RANK], idx[WK_MAX_RANK], sidx[WK_MAX_RANK];
+    crt_view in = {0}, dst = {0};
+    wk_tensor *view = NULL, *out = NULL;
+    void *want = NULL, *got = NULL, *whole = NULL;
+    for (int d = 0; d < rank; d++)
+        stored[perm[d]] = c->shape[d];
+    if (!make_input(dev, dt, rank, stored, c->layout, rng, &in, r) ||
+        wkt_failed(wk_permute(in.t, perm, &view), r, "permute"))
+        goto done;
+    want = malloc((size_t)(in.numel * es) + 1);
+    if (!want) {
+        wkt_fail(r, "out of host memory");
+        goto done;
+    }
+    for (int64_t li = 0; li < in.numel; li++) {
+        unravel(li, rank, c->shape, idx);
+        for (int d = 0; d < rank; d++)
+            sidx[perm[d]] = idx[d];
+        memcpy((char *)want + li * es, (char *)in.eff + ravel(rank, stored, sidx) * es, (size_t)es);
+    }
+    if (c->iparam[0] == 0) {
+        if (wkt_failed(wk_contiguous(view, &out), r, "contiguous"))
+            goto done;
+        if (!wk_tensor_is_contiguous(out) || wk_tensor_rank(out) != rank ||
+            memcmp(wk_tensor_shape(out), c->shape, (size_t)rank * sizeof *c->shape) != 0) {
+            wkt_fail(r, "result has the wrong shape or layout");
+            goto done;
+        }
+        if (crt_read(out, &got, r))
+            crt_compare(dt, got, want, in.numel, "contiguous", r);
+        goto done;
+    }
+    if (!make_input(dev, dt, rank, c->shape, (wkt_layout)c->iparam[1], rng, &dst, r))
+        goto done;
+    whole = copy_of(dst.phys, (size_t)(dst.phys_n * es));
+    if (!whole) {
+        wkt_fail(r, "out of host memory");
+        goto done;
+    }
+    for (int64_t li = 0; li < dst.numel; li++)
+        memcpy((char *)whole + dst.map[li] * es, (char *)want + li * es, (size_t)es);
+    if (!wkt_failed(wk_copy_into(dst.t, view), r, "copy_into"))
+        check_storage(&dst, dt, whole, "dst storage", r);
+done:
+    free(want);
+    free(got);
+    free(whole);
+    wk_tensor_release(view);
+    wk_tensor_release(out);
+    crt_view_free(&in);
+    crt_view_free(&dst);
+}
+
 /* ---------------------------------------------------------------- slice_set */
 
 /* iparam: dim (may be negative), start, len, source layout. dst has the case's layout and shape. */
@@ -340,6 +403,51 @@ static void add(wkt_list *l, const char *op, wk_dtype dt, wkt_layout layout, int
     wkt_add(l, &c);
 }
 
+enum { TO_CONTIGUOUS, TO_VIEW };
+
+/* A permuted-source case (run_permuted_copy): `to` picks contiguous or copy_into into a dst_layout view. */
+static void add_permuted(wkt_list *l, int to, wk_dtype dt, wkt_layout layout, int rank, const int64_t *shape,
+                         const int *perm, wkt_layout dst_layout)
+{
+    int params[8] = {to, dst_layout};
+    memcpy(params + 2, perm, (size_t)rank * sizeof *perm);
+    add(l, to == TO_CONTIGUOUS ? "contiguous" : "copy_into", dt, layout, rank, shape, run_permuted_copy, params,
+        2 + rank);
+}
+
+/* Transposing copies of every element size: odd sizes (tiles and 16-byte blocks cut short), batched and fully
+ * permuted, long thin ones, offset and padded sources and destinations, a transposed destination. */
+static void permuted_copy_cases(wkt_list *l)
+{
+    static const int t2[] = {1, 0}, id2[] = {0, 1}, batch[] = {0, 2, 1}, rot[] = {2, 0, 1}, rot2[] = {1, 2, 0},
+                     p4[] = {3, 1, 0, 2};
+    for (int d = 0; d < WK_DTYPE_COUNT; d++) {
+        wk_dtype dt = (wk_dtype)d;
+        wkt_layout alt = d % 2 ? WKT_OFFSET : WKT_CONTIG;
+        add_permuted(l, TO_CONTIGUOUS, dt, WKT_CONTIG, 2, (const int64_t[]){67, 45}, t2, WKT_CONTIG);
+        add_permuted(l, TO_CONTIGUOUS, dt, WKT_OFFSET, 2, (const int64_t[]){33, 70}, t2, WKT_CONTIG);
+        add_permuted(l, TO_CONTIGUOUS, dt, alt, 3, (const int64_t[]){3, 37, 21}, batch, WKT_CONTIG);
+        add_permuted(l, TO_CONTIGUOUS, dt, WKT_OFFSET, 3, (const int64_t[]){5, 19, 23}, d % 2 ? rot : rot2,
+                     WKT_CONTIG);
+        add_permuted(l, TO_CONTIGUOUS, dt, alt, 4, (const int64_t[]){3, 5, 2, 17}, p4, WKT_CONTIG);
+        add_permuted(l, TO_CONTIGUOUS, dt, WKT_CONTIG, 2, (const int64_t[]){3, 301}, t2, WKT_CONTIG);
+        add_permuted(l, TO_VIEW, dt, WKT_CONTIG, 2, (const int64_t[]){45, 67}, t2, d % 2 ? WKT_OFFSET : WKT_CONTIG);
+        add_permuted(l, TO_VIEW, dt, alt, 2, (const int64_t[]){50, 37}, id2, WKT_TRANSPOSED);
+        add_permuted(l, TO_VIEW, dt, WKT_OFFSET, 3, (const int64_t[]){2, 33, 18}, batch, WKT_PERMUTED);
+    }
+    /* threaded (more than one thread's worth of tiles), with tiles cut short along a and b and batches split
+     * between threads; the f64 one has line-aligned rows and is large enough for streaming stores */
+    add_permuted(l, TO_CONTIGUOUS, WK_F32, WKT_CONTIG, 2, (const int64_t[]){300, 261}, t2, WKT_CONTIG);
+    add_permuted(l, TO_CONTIGUOUS, WK_U8, WKT_OFFSET, 2, (const int64_t[]){1100, 520}, t2, WKT_CONTIG);
+    add_permuted(l, TO_CONTIGUOUS, WK_BF16, WKT_CONTIG, 3, (const int64_t[]){3, 260, 143}, batch, WKT_CONTIG);
+    add_permuted(l, TO_CONTIGUOUS, WK_I32, WKT_CONTIG, 2, (const int64_t[]){40001, 2}, t2, WKT_CONTIG);
+    add_permuted(l, TO_CONTIGUOUS, WK_U32, WKT_CONTIG, 3, (const int64_t[]){2, 1050, 66}, batch, WKT_CONTIG);
+    add_permuted(l, TO_VIEW, WK_I64, WKT_CONTIG, 3, (const int64_t[]){130, 3, 170}, rot, WKT_OFFSET);
+    add_permuted(l, TO_CONTIGUOUS, WK_F64, WKT_CONTIG, 2, (const int64_t[]){1451, 1448}, t2, WKT_CONTIG);
+    add(l, "copy_into", WK_F32, WKT_CONTIG, 3, (const int64_t[]){4, 130, 150}, run_copy_into,
+        (const int[]){SRC_TAIL, WKT_TRANSPOSED}, 2);
+}
+
 void crt_copy_cases(wkt_list *l)
 {
     static const int64_t cube[] = {3, 4, 5}, empty[] = {3, 0, 2}, big[] = {190, 180}, slab[] = {4, 6, 5},
@@ -387,6 +495,7 @@ void crt_copy_cases(wkt_list *l)
     add(l, "copy_into", WK_F16, WKT_TRANSPOSED, 2, big, run_copy_into, (const int[]){SRC_TAIL, 0}, 2);
     add(l, "copy_into", WK_F64, WKT_OFFSET, 2, big, run_copy_into, (const int[]){SRC_SHIFTED, 0}, 2);
     add(l, "cat", WK_I64, WKT_TRANSPOSED, 2, big, run_cat, (const int[]){1, 2, 100, 90}, 4);
+    permuted_copy_cases(l);
 }
 
 void crt_copy_errors(wkt_errctx *e)

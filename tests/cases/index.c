@@ -10,7 +10,7 @@ static const char *const op_names[] = {"index_select", "gather", "scatter", "sca
 
 /* iparam of a case: which op and how its operands look. */
 enum { P_KIND, P_DIM, P_IDX_DTYPE, P_IDS_LAYOUT, P_SRC_LAYOUT, P_FLAGS };
-enum { F_INPLACE = 1, F_EMPTY_IDS = 2, F_DUPLICATES = 4, F_NEG_DIM = 8 };
+enum { F_INPLACE = 1, F_EMPTY_IDS = 2, F_DUPLICATES = 4, F_NEG_DIM = 8, F_STRIDED_IDS = 16 };
 
 typedef struct ix_shapes {
     int rank, dim;
@@ -154,6 +154,26 @@ static void accept_any_duplicate(const ix_shapes *s, const double *ids, const do
     free(ok);
 }
 
+/* 1-D ids with stride 2: every other element of a buffer whose gaps hold an index out of range, so a
+ * backend reading the gaps fails the case. */
+static wk_status make_strided_ids(wk_device *dev, wk_dtype idt, int64_t n, const double *iv, int64_t size,
+                                  wk_tensor **ids)
+{
+    int64_t n2 = 2 * n + 1, one[1] = {n}, two[1] = {2};
+    double *buf = malloc((size_t)n2 * sizeof *buf);
+    if (!buf)
+        return WK_ERR_OUT_OF_MEMORY;
+    for (int64_t i = 0; i < n2; i++)
+        buf[i] = i % 2 ? iv[i / 2] : (double)(size + 7);
+    wk_tensor *base = NULL;
+    wk_status st = wkt_make_from(dev, idt, 1, &n2, WKT_CONTIG, buf, &base);
+    if (st == WK_OK)
+        st = wk_as_strided(base, 1, one, two, 1, ids);
+    wk_tensor_release(base);
+    free(buf);
+    return st;
+}
+
 /* Int values across their whole range for the adding ops, so sums wrap; the harness clamps the range. */
 static wkt_dist value_dist(const wkt_case *c)
 {
@@ -183,8 +203,10 @@ static void run_index(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_resul
     make_indices(c, &s, one_d, rng, iv);
     wkt_dist dist = value_dist(c);
     if (wkt_failed(wkt_make(dev, c->dtype, s.rank, s.x, c->layout, dist, rng, &x, &xv), r, "make x") ||
-        wkt_failed(wkt_make_from(dev, idt, one_d ? 1 : s.rank, one_d ? ids_shape1 : s.ids,
-                                 (wkt_layout)c->iparam[P_IDS_LAYOUT], iv, &ids),
+        wkt_failed(flags & F_STRIDED_IDS
+                       ? make_strided_ids(dev, idt, n_ids, iv, s.x[s.dim], &ids)
+                       : wkt_make_from(dev, idt, one_d ? 1 : s.rank, one_d ? ids_shape1 : s.ids,
+                                       (wkt_layout)c->iparam[P_IDS_LAYOUT], iv, &ids),
                    r, "make ids"))
         goto done;
     if (writes && wkt_failed(wkt_make(dev, c->dtype, s.rank, s.src, (wkt_layout)c->iparam[P_SRC_LAYOUT], dist, rng,
@@ -268,14 +290,19 @@ static void cases(wkt_list *l)
 {
     static const wk_dtype values[] = {WK_U8, WK_U32, WK_I32, WK_I64, WK_F16, WK_BF16, WK_F32, WK_F64};
     static const wk_dtype indices[] = {WK_U8, WK_U32, WK_I32, WK_I64};
-    const int64_t x3[3] = {4, 5, 6};
+    const int64_t x3[3] = {4, 5, 6}, x1[1] = {7};
     for (int kind = IX_SELECT; kind <= IX_INDEX_ADD; kind++) {
-        bool writes = kind >= IX_SCATTER;
+        bool writes = kind >= IX_SCATTER, one_d = kind == IX_SELECT || kind == IX_INDEX_ADD;
         for (int inplace = 0; inplace <= (writes ? 1 : 0); inplace++) {
-            /* every value dtype with i64 indices: every dim out of place, dim 1 in place */
+            /* every value dtype, all contiguous, with i64 indices: every dim out of place, dims 1 and 2 in
+             * place; with i32 indices: the dims of the CPU's fast paths (the last dim takes the direct row
+             * loops, index_add's outer dims the row-vector adds; scatter's other dims the general path) */
             for (size_t v = 0; v < sizeof values / sizeof values[0]; v++)
-                for (int dim = inplace ? 1 : 0; dim < (inplace ? 2 : 3); dim++)
+                for (int dim = inplace ? 1 : 0; dim < 3; dim++) {
                     add(l, kind, inplace, values[v], WK_I64, 3, x3, dim, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
+                    if (dim == 2 || (kind == IX_INDEX_ADD && dim == (inplace ? 1 : 0)))
+                        add(l, kind, inplace, values[v], WK_I32, 3, x3, dim, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
+                }
             /* every index dtype with f32 values */
             for (int i = 0; i < 3; i++)
                 add(l, kind, inplace, WK_F32, indices[i], 3, x3, i, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
@@ -285,22 +312,52 @@ static void cases(wkt_list *l)
             add(l, kind, inplace, WK_BF16, WK_U32, 3, x3, 1, WKT_OFFSET, WKT_PERMUTED, WKT_TRANSPOSED, F_NEG_DIM);
             if (!inplace) /* a broadcast x is only ever read */
                 add(l, kind, false, WK_F64, WK_I64, 3, x3, 2, WKT_BROADCAST, WKT_OFFSET, WKT_OFFSET, 0);
+            /* the last dim with offsets and padded rows (still unit stride: the direct loops), and each
+             * fast path's fallbacks: ids, src or x strided along the dim or not contiguous */
+            add(l, kind, inplace, WK_F16, WK_I64, 3, x3, 2, WKT_OFFSET, WKT_OFFSET, WKT_OFFSET, 0);
+            add(l, kind, inplace, WK_U8, WK_I32, 3, x3, 2, WKT_CONTIG, WKT_TRANSPOSED, WKT_CONTIG, 0);
+            add(l, kind, inplace, WK_F32, WK_I64, 3, x3, 2, WKT_CONTIG, WKT_CONTIG, WKT_TRANSPOSED, 0);
+            add(l, kind, inplace, WK_I32, WK_I64, 3, x3, 0, WKT_CONTIG, WKT_CONTIG, WKT_OFFSET, 0);
+            add(l, kind, inplace, WK_F64, WK_I32, 3, x3, 1, WKT_OFFSET, WKT_CONTIG, WKT_CONTIG, 0);
+            if (one_d) /* 1-D ids with stride 2, along an outer dim and the last */
+                for (int dim = 0; dim < 3; dim += 2) {
+                    add(l, kind, inplace, WK_F32, WK_I64, 3, x3, dim, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, F_STRIDED_IDS);
+                    add(l, kind, inplace, WK_BF16, WK_I32, 3, x3, dim, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG,
+                        F_STRIDED_IDS);
+                }
+            /* rank 1 */
+            add(l, kind, inplace, WK_I64, WK_I32, 1, x1, 0, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
+            add(l, kind, inplace, WK_F32, WK_I64, 1, x1, 0, WKT_OFFSET, WKT_OFFSET, WKT_OFFSET, 0);
             /* no indices at all */
             add(l, kind, inplace, WK_F32, WK_I64, 3, x3, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, F_EMPTY_IDS);
+            add(l, kind, inplace, WK_F32, WK_I32, 3, x3, 2, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, F_EMPTY_IDS);
         }
     }
     /* scatter (set) with duplicate indices: the last write in row-major order wins on the CPU */
     add(l, IX_SCATTER, false, WK_F32, WK_I64, 3, x3, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, F_DUPLICATES);
     add(l, IX_SCATTER, true, WK_I32, WK_U8, 3, x3, 0, WKT_TRANSPOSED, WKT_OFFSET, WKT_CONTIG, F_DUPLICATES);
-    /* large enough to run threaded */
-    const int64_t sel[2] = {256, 160}, gat[2] = {200, 200}, sca[2] = {256, 256};
+    add(l, IX_SCATTER, false, WK_F16, WK_I32, 3, x3, 2, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, F_DUPLICATES);
+    add(l, IX_SCATTER, true, WK_I64, WK_I64, 3, x3, 2, WKT_OFFSET, WKT_CONTIG, WKT_OFFSET, F_DUPLICATES);
+    /* large enough to run threaded (over 2 * 32768 elements of work), on each path */
+    const int64_t sel[2] = {256, 160}, gat[2] = {200, 200}, sca[2] = {256, 256}, big[2] = {300, 256};
+    const int64_t wide[2] = {256, 300}, deep[3] = {4, 100, 300};
     add(l, IX_SELECT, false, WK_F32, WK_I64, 2, sel, 0, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
+    add(l, IX_SELECT, false, WK_F64, WK_I32, 2, wide, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
     add(l, IX_GATHER, false, WK_F32, WK_I32, 2, gat, 1, WKT_TRANSPOSED, WKT_CONTIG, WKT_CONTIG, 0);
+    add(l, IX_GATHER, false, WK_F32, WK_I64, 2, big, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
+    add(l, IX_GATHER, false, WK_F16, WK_I32, 2, big, 1, WKT_OFFSET, WKT_CONTIG, WKT_CONTIG, 0);
     add(l, IX_SCATTER, false, WK_F32, WK_I64, 2, gat, 0, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
+    add(l, IX_SCATTER, false, WK_F32, WK_I32, 2, big, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, F_DUPLICATES);
+    add(l, IX_SCATTER, true, WK_U8, WK_I64, 2, big, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, F_DUPLICATES);
     add(l, IX_SCATTER_ADD, false, WK_F32, WK_I64, 2, sca, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
+    add(l, IX_SCATTER_ADD, true, WK_BF16, WK_I32, 2, big, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
     add(l, IX_SCATTER_ADD, true, WK_I32, WK_I64, 2, sca, 0, WKT_OFFSET, WKT_TRANSPOSED, WKT_CONTIG, 0);
     add(l, IX_INDEX_ADD, false, WK_F32, WK_I64, 2, sel, 0, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
     add(l, IX_INDEX_ADD, true, WK_I64, WK_U32, 2, sel, 1, WKT_TRANSPOSED, WKT_CONTIG, WKT_OFFSET, 0);
+    add(l, IX_INDEX_ADD, false, WK_F32, WK_I32, 2, wide, 0, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
+    add(l, IX_INDEX_ADD, true, WK_I32, WK_I64, 2, wide, 0, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, F_STRIDED_IDS);
+    add(l, IX_INDEX_ADD, true, WK_F16, WK_I64, 3, deep, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
+    add(l, IX_INDEX_ADD, false, WK_F64, WK_I32, 2, big, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
 }
 
 /* ---------------------------------------------------------------- errors */
@@ -356,47 +413,104 @@ static void expect_value_named(wkt_errctx *e, double value, const char *what)
     }
 }
 
-/* Out-of-range indices: negative (signed index dtypes) and equal to the size, out of place and in place.
- * Every index but the last is valid, so a backend writing before checking would show it. */
-static void range_errors(wkt_errctx *e, wk_tensor *x, const double *xv)
+/* Out-of-range indices along dim (1, or 2: the last, where the CPU runs its direct loops): negative (signed
+ * index dtypes) and equal to the size, out of place and in place, with ids contiguous or strided
+ * (transposed; 1-D with stride 2). Every index but the last is valid, so a backend writing before checking
+ * would show it. */
+static void range_errors_at(wkt_errctx *e, wk_tensor *x, const double *xv, int dim, bool strided)
 {
     static const wk_dtype signed_ids[] = {WK_I32, WK_I64}, all_ids[] = {WK_U8, WK_U32, WK_I32, WK_I64};
-    const int64_t gs[3] = {3, 2, 5}, ss[3] = {4, 2, 6}, one[1] = {3}, as[3] = {4, 3, 6};
-    double gv[30], av[3] = {0, 4, 0};
-    for (int i = 0; i < 30; i++)
+    const int64_t gs1[3] = {3, 2, 5}, ss1[3] = {4, 2, 6}, as1[3] = {4, 3, 6};
+    const int64_t gs2[3] = {3, 4, 3}, ss2[3] = {4, 4, 6}, as2[3] = {4, 5, 3}, one[1] = {3};
+    const int64_t *gs = dim == 1 ? gs1 : gs2, *ss = dim == 1 ? ss1 : ss2, *as = dim == 1 ? as1 : as2;
+    const int64_t size = wk_tensor_shape(x)[dim], n = numel(3, gs);
+    double gv[36], av[3] = {0, 4, 0};
+    for (int i = 0; i < n; i++)
         gv[i] = i % 5;
     wk_tensor *src = make(e, WK_F32, 3, ss, NULL), *asrc = make(e, WK_F32, 3, as, NULL);
     for (int bad_kind = 0; bad_kind < 2; bad_kind++) {
         const wk_dtype *dts = bad_kind ? signed_ids : all_ids;
         int ndt = bad_kind ? 2 : 4;
         for (int k = 0; k < ndt; k++) {
-            double bad = bad_kind ? -1 : 5; /* x is (4, 5, 6): dim 1 has 5 entries */
-            gv[29] = bad;
+            double bad = bad_kind ? -1 : (double)size;
+            gv[n - 1] = bad;
             av[2] = bad;
-            wk_tensor *g = make(e, dts[k], 3, gs, gv), *a = make(e, dts[k], 1, one, av), *o = NULL;
+            wk_tensor *g = NULL, *a = NULL, *o = NULL;
+            if (strided) {
+                if (wkt_make_from(e->dev, dts[k], 3, gs, WKT_TRANSPOSED, gv, &g) != WK_OK ||
+                    make_strided_ids(e->dev, dts[k], 3, av, size, &a) != WK_OK) {
+                    e->checks++;
+                    e->failures++;
+                    printf("FAIL index errors: cannot make strided ids: %s\n", wk_last_error());
+                }
+            } else {
+                g = make(e, dts[k], 3, gs, gv);
+                a = make(e, dts[k], 1, one, av);
+            }
             if (g && a && src && asrc) {
-                WKT_EXPECT(e, wk_index_select(x, 1, a, &o), WK_ERR_INDEX_OUT_OF_RANGE, "index_select");
+                WKT_EXPECT(e, wk_index_select(x, dim, a, &o), WK_ERR_INDEX_OUT_OF_RANGE, "index_select");
                 expect_value_named(e, bad, "index_select");
-                WKT_EXPECT(e, wk_gather(x, 1, g, &o), WK_ERR_INDEX_OUT_OF_RANGE, "gather");
+                WKT_EXPECT(e, wk_gather(x, dim, g, &o), WK_ERR_INDEX_OUT_OF_RANGE, "gather");
                 expect_value_named(e, bad, "gather");
-                WKT_EXPECT(e, wk_scatter(x, 1, g, src, &o), WK_ERR_INDEX_OUT_OF_RANGE, "scatter");
+                WKT_EXPECT(e, wk_scatter(x, dim, g, src, &o), WK_ERR_INDEX_OUT_OF_RANGE, "scatter");
                 expect_value_named(e, bad, "scatter");
-                WKT_EXPECT(e, wk_scatter_add(x, 1, g, src, &o), WK_ERR_INDEX_OUT_OF_RANGE, "scatter_add");
+                WKT_EXPECT(e, wk_scatter_add(x, dim, g, src, &o), WK_ERR_INDEX_OUT_OF_RANGE, "scatter_add");
                 expect_value_named(e, bad, "scatter_add");
-                WKT_EXPECT(e, wk_index_add(x, 1, a, asrc, &o), WK_ERR_INDEX_OUT_OF_RANGE, "index_add");
+                WKT_EXPECT(e, wk_index_add(x, dim, a, asrc, &o), WK_ERR_INDEX_OUT_OF_RANGE, "index_add");
                 expect_value_named(e, bad, "index_add");
                 expect_null(e, o, "index range errors");
-                WKT_EXPECT(e, wk_scatter_inplace(x, 1, g, src), WK_ERR_INDEX_OUT_OF_RANGE, "scatter");
+                WKT_EXPECT(e, wk_scatter_inplace(x, dim, g, src), WK_ERR_INDEX_OUT_OF_RANGE, "scatter");
                 expect_unchanged(e, x, xv, "scatter_inplace");
-                WKT_EXPECT(e, wk_scatter_add_inplace(x, 1, g, src), WK_ERR_INDEX_OUT_OF_RANGE, "scatter_add");
+                WKT_EXPECT(e, wk_scatter_add_inplace(x, dim, g, src), WK_ERR_INDEX_OUT_OF_RANGE, "scatter_add");
                 expect_unchanged(e, x, xv, "scatter_add_inplace");
-                WKT_EXPECT(e, wk_index_add_inplace(x, 1, a, asrc), WK_ERR_INDEX_OUT_OF_RANGE, "index_add");
+                WKT_EXPECT(e, wk_index_add_inplace(x, dim, a, asrc), WK_ERR_INDEX_OUT_OF_RANGE, "index_add");
                 expect_unchanged(e, x, xv, "index_add_inplace");
             }
             wk_tensor_release(g);
             wk_tensor_release(a);
         }
     }
+    wk_tensor_release(src);
+    wk_tensor_release(asrc);
+}
+
+/* A bad index at the very end of ids large enough to be checked and gathered on several threads. */
+static void threaded_range_errors(wkt_errctx *e)
+{
+    const int64_t shape[2] = {2, 40000}, n = 80000;
+    double *vals = malloc((size_t)n * sizeof *vals);
+    if (!vals)
+        return;
+    for (int64_t i = 0; i < n; i++)
+        vals[i] = (double)(i * 7 % 40000);
+    wk_tensor *x = make(e, WK_F32, 2, shape, vals), *src = make(e, WK_F32, 2, shape, NULL), *o = NULL;
+    vals[n - 1] = 40000;
+    wk_tensor *ids = make(e, WK_I64, 2, shape, vals);
+    for (int64_t i = 0; i < n; i++)
+        vals[i] = (double)(float)(i * 7 % 40000);
+    if (x && src && ids) {
+        WKT_EXPECT(e, wk_gather(x, 1, ids, &o), WK_ERR_INDEX_OUT_OF_RANGE, "gather");
+        expect_value_named(e, 40000, "gather");
+        WKT_EXPECT(e, wk_scatter_add_inplace(x, 1, ids, src), WK_ERR_INDEX_OUT_OF_RANGE, "scatter_add");
+        expect_unchanged(e, x, vals, "scatter_add_inplace (threaded)");
+        WKT_EXPECT(e, wk_scatter_inplace(x, 0, ids, src), WK_ERR_INDEX_OUT_OF_RANGE, "scatter");
+        expect_unchanged(e, x, vals, "scatter_inplace (threaded)");
+        expect_null(e, o, "threaded index range errors");
+    }
+    free(vals);
+    wk_tensor_release(x);
+    wk_tensor_release(src);
+    wk_tensor_release(ids);
+}
+
+static void range_errors(wkt_errctx *e, wk_tensor *x, const double *xv)
+{
+    const int64_t one[1] = {3};
+    range_errors_at(e, x, xv, 1, false);
+    range_errors_at(e, x, xv, 2, false);
+    range_errors_at(e, x, xv, 1, true);
+    range_errors_at(e, x, xv, 2, true);
+    threaded_range_errors(e);
     /* an index into an empty dim */
     const int64_t empty[3] = {4, 0, 6};
     wk_tensor *xe = make(e, WK_F32, 3, empty, NULL), *z = make(e, WK_I64, 1, one, NULL), *o = NULL;
@@ -405,8 +519,6 @@ static void range_errors(wkt_errctx *e, wk_tensor *x, const double *xv)
     expect_null(e, o, "index_select on an empty dim");
     wk_tensor_release(xe);
     wk_tensor_release(z);
-    wk_tensor_release(src);
-    wk_tensor_release(asrc);
 }
 
 static void errors(wkt_errctx *e)

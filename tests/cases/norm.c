@@ -8,8 +8,10 @@
 #include "harness.h"
 #include "special_inputs.h"
 
-/* iparam: [0] kind, [1] weight layout (-1: no weight), [2] bias layout (-1: no bias). fparam[0]: eps. */
-enum { P_KIND, P_WLAYOUT, P_BLAYOUT };
+/* iparam: [0] kind, [1] weight layout (-1: no weight), [2] bias layout (-1: no bias), [3] x's input_kind,
+ * [4] the case needs statistics wider than f32 (the CPU's; OPS.md promises f32 or wider: other devices
+ * skip it). fparam: [0] eps, [1..2] x's value range when [3] != 0. */
+enum { P_KIND, P_WLAYOUT, P_BLAYOUT, P_INPUT, P_WIDE_STATS };
 enum { SOFTMAX, LOG_SOFTMAX, RMS_NORM, LAYER_NORM };
 static const char *const kind_names[] = {"softmax", "log_softmax", "rms_norm", "layer_norm"};
 
@@ -46,7 +48,16 @@ static void run_norm(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result
     int64_t n = c->rank > 0 ? c->shape[c->rank - 1] : 1;
     wk_tensor *x = NULL, *w = NULL, *b = NULL, *o = NULL;
     double *xv = NULL, *wv = NULL, *bv = NULL, *got = NULL, *want = NULL;
-    wk_status s = wkt_make(dev, c->dtype, c->rank, c->shape, c->layout, wkt_dist_default(c->dtype), rng, &x, &xv);
+    if (c->iparam[P_WIDE_STATS] && strcmp(wk_device_name(dev), "cpu") != 0) {
+        r->skipped = true;
+        snprintf(r->msg, sizeof r->msg, "needs statistics wider than f32 (beyond OPS.md)");
+        return;
+    }
+    wkt_dist dist = c->fparam[3] != 0 ? (wkt_dist){c->fparam[1], c->fparam[2]} : wkt_dist_default(c->dtype);
+    wk_status s = c->iparam[P_INPUT] != INPUT_RANDOM
+                      ? make_input(dev, c->dtype, c->rank, c->shape, c->layout, (input_kind)c->iparam[P_INPUT], rng,
+                                   &x, &xv)
+                      : wkt_make(dev, c->dtype, c->rank, c->shape, c->layout, dist, rng, &x, &xv);
     if (s == WK_OK && c->iparam[P_WLAYOUT] >= 0)
         s = wkt_make(dev, c->dtype, 1, &n, (wkt_layout)c->iparam[P_WLAYOUT], wkt_dist_default(c->dtype), rng, &w,
                      &wv);
@@ -86,8 +97,10 @@ done:
     free(want);
 }
 
-static void add_case(wkt_list *l, int kind, wk_dtype dt, wkt_layout layout, int rank, const int64_t *shape,
-                     int wlayout, int blayout)
+/* A case with x drawn as `input`, or from [lo, hi) when lo < hi; eps < 0: the op's usual one. */
+static void add_case_with(wkt_list *l, int kind, wk_dtype dt, wkt_layout layout, int rank, const int64_t *shape,
+                          int wlayout, int blayout, input_kind input, double lo, double hi, double eps,
+                          bool wide_stats)
 {
     wkt_case c = {.family = "norm", .dtype = dt, .layout = layout, .rank = rank, .run = run_norm};
     snprintf(c.op, sizeof c.op, "%s", kind_names[kind]);
@@ -96,8 +109,19 @@ static void add_case(wkt_list *l, int kind, wk_dtype dt, wkt_layout layout, int 
     c.iparam[P_KIND] = kind;
     c.iparam[P_WLAYOUT] = kind == RMS_NORM && wlayout < 0 ? WKT_CONTIG : wlayout; /* rms_norm needs a weight */
     c.iparam[P_BLAYOUT] = kind == LAYER_NORM ? blayout : -1;
-    c.fparam[0] = kind == RMS_NORM ? 1e-6 : 1e-5;
+    c.iparam[P_INPUT] = input;
+    c.fparam[0] = eps >= 0 ? eps : kind == RMS_NORM ? 1e-6 : 1e-5;
+    c.fparam[1] = lo;
+    c.fparam[2] = hi;
+    c.fparam[3] = lo < hi;
+    c.iparam[P_WIDE_STATS] = wide_stats;
     wkt_add(l, &c);
+}
+
+static void add_case(wkt_list *l, int kind, wk_dtype dt, wkt_layout layout, int rank, const int64_t *shape,
+                     int wlayout, int blayout)
+{
+    add_case_with(l, kind, dt, layout, rank, shape, wlayout, blayout, INPUT_RANDOM, 0, 0, -1, false);
 }
 
 static void cases(wkt_list *l)
@@ -129,6 +153,26 @@ static void cases(wkt_list *l)
         if (kind <= LOG_SOFTMAX)
             add_case(l, kind, WK_F32, WKT_CONTIG, 0, NULL, -1, -1);
     }
+    /* NaN, +-inf and signed zeros in some rows; rows longer than a chunk of the f32 path (1024), contiguous
+     * f16 and strided bf16/f32 */
+    static const int64_t wide[2] = {40, 300}, chunked[2] = {3, 2500};
+    for (int kind = SOFTMAX; kind <= LAYER_NORM; kind++) {
+        for (int t = 0; t < 4; t++)
+            add_case_with(l, kind, floats[t], t % 2 ? WKT_CONTIG : WKT_TRANSPOSED, 2, wide, WKT_CONTIG, WKT_OFFSET,
+                          INPUT_WIDE, 0, 0, -1, false);
+        add_case(l, kind, WK_F16, WKT_CONTIG, 2, chunked, WKT_OFFSET, WKT_BROADCAST);
+        add_case(l, kind, WK_BF16, WKT_TRANSPOSED, 2, chunked, WKT_BROADCAST, WKT_CONTIG);
+        add_case(l, kind, WK_F32, WKT_TRANSPOSED, 2, chunked, WKT_CONTIG, WKT_OFFSET);
+    }
+    /* beyond f32 statistics: a mean 3e6 standard deviations from 0 (f32 rounding of the mean shows), sums
+     * and squares that overflow or underflow f32 (eps 0 for the tiny ones); a mean far from 0 in f16 */
+    add_case_with(l, LAYER_NORM, WK_F32, WKT_CONTIG, 2, wide, WKT_CONTIG, WKT_CONTIG, INPUT_RANDOM, 1e4, 1e4 + 0.01,
+                  -1, true);
+    add_case_with(l, LAYER_NORM, WK_F32, WKT_OFFSET, 2, wide, -1, -1, INPUT_RANDOM, -1e37, 1e37, -1, true);
+    add_case_with(l, RMS_NORM, WK_F32, WKT_CONTIG, 2, wide, WKT_CONTIG, -1, INPUT_RANDOM, 1e30, 2e30, -1, true);
+    add_case_with(l, RMS_NORM, WK_BF16, WKT_CONTIG, 2, wide, WKT_CONTIG, -1, INPUT_RANDOM, -1e-30, 1e-30, 0, true);
+    add_case_with(l, LAYER_NORM, WK_F16, WKT_TRANSPOSED, 2, wide, WKT_CONTIG, -1, INPUT_RANDOM, 1000, 1010, -1,
+                  false);
 }
 
 /* ---------------------------------------------------------------- error paths */

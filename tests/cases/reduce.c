@@ -253,6 +253,24 @@ static void cases(wkt_list *l)
     add_case(l, WK_REDUCE_MIN, WK_F64, WKT_CONTIG, 2, rows, lead, false, INPUT_RARE_NAN);
     add_case(l, ARGMIN, WK_F64, WKT_CONTIG, 2, tall, lead, false, INPUT_NAN);
     add_case(l, ARGMIN, WK_U8, WKT_BROADCAST, 2, big, lead, true, INPUT_TIES);
+    /* leading-dim min/max and argmin/argmax (the column paths) for every dtype, above the thread grain:
+     * the dtype's extremes, signed zeros, infinities and NaNs in scattered rows; argmin/argmax over more
+     * rows than a column block (512) and in two tiles */
+    static const int64_t lead_minmax[2] = {600, 70}, lead_arg[2] = {600, 130};
+    for (int t = 0; t < 8; t++) {
+        add_case(l, WK_REDUCE_MIN, all_dtypes[t], WKT_CONTIG, 2, lead_minmax, lead, false, INPUT_WIDE);
+        add_case(l, WK_REDUCE_MAX, all_dtypes[t], WKT_OFFSET, 2, lead_minmax, lead, true, INPUT_WIDE);
+        add_case(l, ARGMIN, all_dtypes[t], WKT_OFFSET, 2, lead_arg, lead, false, INPUT_WIDE);
+        add_case(l, ARGMAX, all_dtypes[t], WKT_CONTIG, 2, lead_arg, lead, true, INPUT_WIDE);
+    }
+    add_case(l, WK_REDUCE_SUM, WK_F16, WKT_CONTIG, 2, lead_minmax, lead, false, INPUT_RANDOM);
+    /* -0 and +0 as the maximum (a tie), in the column and the row paths */
+    static const int64_t zeros[3] = {40, 3, 17};
+    for (int t = 4; t < 8; t++) {
+        add_case(l, ARGMAX, all_dtypes[t], WKT_CONTIG, 3, zeros, lead, false, INPUT_ZEROS);
+        add_case(l, ARGMAX, all_dtypes[t], WKT_PERMUTED, 3, zeros, last, false, INPUT_ZEROS);
+        add_case(l, WK_REDUCE_MAX, all_dtypes[t], WKT_CONTIG, 3, zeros, lead, false, INPUT_ZEROS);
+    }
     /* integer sums that wrap */
     wkt_case c = {.family = "reduce", .op = "reduce_sum", .dtype = WK_I32, .layout = WKT_CONTIG, .rank = 2,
                   .shape = {7, 50}, .iparam = {WK_REDUCE_SUM, 1, -1}, .fparam = {1e9, 2.1e9, 1}, .run = run_reduce};

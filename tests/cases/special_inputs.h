@@ -14,12 +14,57 @@ typedef enum input_kind {
     INPUT_RANDOM, /* the harness's default distribution */
     INPUT_TIES,   /* integers in a range of 7 values: many equal elements */
     INPUT_NAN,    /* as INPUT_TIES, about one element in six NaN (float dtypes) */
-    INPUT_RARE_NAN /* as INPUT_TIES, one element in 2000 NaN: long rows with and without one, anywhere */
+    INPUT_RARE_NAN, /* as INPUT_TIES, one element in 2000 NaN: long rows with and without one, anywhere */
+    INPUT_WIDE,     /* floats: uniform in [-2, 2), 1 in 100 each +0 and -0, 1 in 4000 each +inf and -inf, 1 in
+                     * 1000 NaN; ints: uniform over the dtype's range (i64: +-2^62), 1 in 50 each its lowest
+                     * and highest value */
+    INPUT_ZEROS     /* floats: +0, -0 or -1 (1 in 3 each; max is a zero of either sign), 1 in 500 NaN;
+                     * ints: 0 or 1 */
 } input_kind;
+
+/* The dtype's lowest and highest values, exact in a double (i64's highest rounded down). */
+static inline void dtype_range(wk_dtype dt, double *lo, double *hi)
+{
+    switch (dt) {
+    case WK_U8: *lo = 0, *hi = 255; break;
+    case WK_U32: *lo = 0, *hi = 4294967295.0; break;
+    case WK_I32: *lo = -2147483648.0, *hi = 2147483647.0; break;
+    default: *lo = -0x1p63, *hi = 0x1p63 - 1024; break;
+    }
+}
+
+static inline double draw_wide(wk_dtype dt, wkt_rng *rng)
+{
+    int64_t r = wkt_rng_int(rng, 0, 3999);
+    if (wk_dtype_is_float(dt)) {
+        if (r < 4)
+            return NAN;
+        if (r < 6)
+            return r == 4 ? INFINITY : -INFINITY;
+        if (r < 86)
+            return r < 46 ? 0.0 : -0.0;
+        return wkt_round_to(dt, wkt_rng_uniform(rng, -2, 2));
+    }
+    double lo, hi;
+    dtype_range(dt, &lo, &hi);
+    if (r < 160) /* 1 in 50 each */
+        return r < 80 ? lo : hi;
+    if (dt == WK_I64)
+        return (double)wkt_rng_int(rng, -((int64_t)1 << 62), (int64_t)1 << 62);
+    return (double)wkt_rng_int(rng, (int64_t)lo, (int64_t)hi);
+}
 
 static inline double draw_special(wk_dtype dt, input_kind kind, wkt_rng *rng)
 {
     bool is_unsigned = dt == WK_U8 || dt == WK_U32;
+    if (kind == INPUT_WIDE)
+        return draw_wide(dt, rng);
+    if (kind == INPUT_ZEROS) {
+        int64_t r = wkt_rng_int(rng, 0, 1499);
+        if (!wk_dtype_is_float(dt))
+            return (double)(r % 2);
+        return r < 3 ? NAN : r % 3 == 0 ? 0.0 : r % 3 == 1 ? -0.0 : -1.0;
+    }
     if (wk_dtype_is_float(dt) && ((kind == INPUT_NAN && wkt_rng_int(rng, 0, 5) == 0) ||
                                    (kind == INPUT_RARE_NAN && wkt_rng_int(rng, 0, 1999) == 0)))
         return NAN;

@@ -38,8 +38,9 @@ double wkt_rng_uniform(wkt_rng *r, double lo, double hi)
 
 int64_t wkt_rng_int(wkt_rng *r, int64_t lo, int64_t hi)
 {
-    uint64_t span = (uint64_t)(hi - lo) + 1;
-    return lo + (int64_t)(span ? wkt_rng_next(r) % span : wkt_rng_next(r));
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1; /* unsigned: hi - lo may not fit in int64 */
+    uint64_t off = span ? wkt_rng_next(r) % span : wkt_rng_next(r);
+    return (int64_t)((uint64_t)lo + off); /* wraps into [lo, hi] without signed overflow */
 }
 
 static const char *const layout_names[WKT_LAYOUT_COUNT] = {"contig", "transposed", "permuted", "broadcast",
