@@ -104,16 +104,6 @@ static inline void wk_index_prefetch_step(wk_index_prefetch *p, int for_write)
     }
 #else
     (void)for_write;
-/* for (k = 0; k < K; k++) body, in blocks with a prefetch step before each. */
-#define WK_INDEX_FOR_BLOCKS(K, pf, for_write, k, body)                                    \
-    for (int64_t k##_0 = 0; k##_0 < (K); k##_0 += WK_INDEX_BLOCK) {                       \
-        wk_index_prefetch_step((pf), (for_write));                                        \
-        const int64_t k##_end = (K) - k##_0 < WK_INDEX_BLOCK ? (K) : k##_0 + WK_INDEX_BLOCK; \
-        for (int64_t k = k##_0; k < k##_end; k++) {                                       \
-            body;                                                                         \
-        }                                                                                 \
-    }
-
 #endif
 }
 
