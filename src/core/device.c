@@ -9,6 +9,7 @@
 
 static const wk_backend *const backends[] = {
     &wk_cpu_backend,
+    &wk_cuda_backend,
 };
 
 const wk_backend *const *wk_backends(int *count)

@@ -1,5 +1,6 @@
 /* info.c: build information for `wick info`, and the small enum-name tables of the public API. */
 #include "build_config.h"
+#include "gpu/runtime.h"
 #include "wick.h"
 
 void wk_get_build_info(wk_build_info *out)
@@ -9,6 +10,6 @@ void wk_get_build_info(wk_build_info *out)
     out->version = WICK_VERSION_STRING;
     out->build_type = WICK_BUILD_TYPE;
     out->options = WICK_BUILD_OPTIONS;
-    out->cuda_targets = "";
+    out->cuda_targets = wk_cuda_targets;
     out->rocm_targets = "";
 }

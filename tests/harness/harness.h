@@ -110,7 +110,7 @@ const wkt_family *const *wkt_families(int *count);
 
 /* ---- running the table (used by tests/test_parity.c and `wick check`) */
 typedef struct wkt_options {
-    const char *op_filter; /* run only cases whose op equals this (NULL: all) */
+    const char *op_filter; /* run only these ops (one name or a comma-separated list; NULL: all) */
     bool json;             /* one JSON record per case instead of a text line */
     bool quiet;            /* print failures only (text mode) */
     uint64_t seed;

@@ -40,6 +40,24 @@ static void print_case(FILE *f, const wkt_options *o, const wkt_case *c, const w
             wk_dtype_name(c->dtype), wkt_layout_name(c->layout), sh, r->max_rel_err, r->tol, r->msg);
 }
 
+/* op_filter is one op name or a comma-separated list of them. */
+static bool op_selected(const char *filter, const char *op)
+{
+    if (!filter)
+        return true;
+    size_t n = strlen(op);
+    for (const char *p = filter; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, op, n) == 0)
+            return true;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return false;
+}
+
 wkt_summary wkt_run_table(wk_device *dev, const wkt_options *o)
 {
     wkt_summary sum = {0, 0, 0};
@@ -51,7 +69,7 @@ wkt_summary wkt_run_table(wk_device *dev, const wkt_options *o)
         fams[i]->cases(&list);
     for (int i = 0; i < list.n; i++) {
         const wkt_case *c = &list.items[i];
-        if (o->op_filter && strcmp(o->op_filter, c->op) != 0)
+        if (!op_selected(o->op_filter, c->op))
             continue;
         wkt_rng rng;
         wkt_rng_seed(&rng, o->seed ^ ((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull));

@@ -1,0 +1,408 @@
+/* backend.c: the vendor-neutral GPU backend: devices, stream-ordered memory, the fault word, kernel lookup
+ * by name and launch, layouts, and the backend table that binds a vendor runtime (runtime.h) to the slots. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/runtime.h"
+
+#define MAX_IMAGES 32
+
+typedef struct fn_entry {
+    char *name;
+    wk_gpu_handle fn;
+} fn_entry;
+
+struct wk_gpu_dev {
+    wk_device base; /* base.impl points back here */
+    const wk_gpu_runtime *rt;
+    int ordinal;
+    wk_gpu_props props;
+    wk_gpu_handle ctx, stream;
+    wk_gpu_handle modules[MAX_IMAGES];
+    int module_count;
+    int *fault; /* device address of the fault word (layout.h) */
+    pthread_mutex_t lock; /* guards the function table */
+    fn_entry *fns;        /* open addressing, power-of-two capacity */
+    size_t fn_cap, fn_count;
+};
+
+/* Per vendor: its devices, opened on first use and kept for the process. */
+typedef struct vendor_state {
+    const wk_gpu_runtime *rt;
+    const wk_backend *backend;
+    pthread_mutex_t lock;
+    wk_gpu_dev *devs[WK_GPU_MAX_DEVICES];
+    bool probed;
+    wk_status probe_status;
+    int device_count;
+    char detail[640];
+} vendor_state;
+
+/* ---------------------------------------------------------------- small accessors */
+/* Makes the device's context current on the calling thread (once per thread and device switch). */
+static wk_gpu_dev *enter(wk_device *dev)
+{
+    static _Thread_local wk_gpu_handle current;
+    wk_gpu_dev *d = dev->impl;
+    if (current != d->ctx && d->rt->make_current(d->ctx) == WK_OK)
+        current = d->ctx;
+    return d;
+}
+
+wk_gpu_dev *wk_gpu_dev_of(const wk_tensor *t) { return enter(t->storage->device); }
+
+int wk_gpu_warp_size(const wk_gpu_dev *d) { return d->props.warp_size; }
+int wk_gpu_sm_count(const wk_gpu_dev *d) { return d->props.sm_count; }
+const char *wk_gpu_dev_name(const wk_gpu_dev *d) { return d->base.name; }
+int wk_gpu_ordinal(const wk_gpu_dev *d) { return d->ordinal; }
+void *wk_gpu_stream(const wk_gpu_dev *d) { return d->stream; }
+void *wk_gpu_fault_word(const wk_gpu_dev *d) { return d->fault; }
+
+const char *wk_gpu_sfx(wk_dtype dt)
+{
+    static const char *const names[WK_DTYPE_COUNT] = {"u8", "u32", "i32", "i64", "f16", "bf16", "f32", "f64"};
+    return (unsigned)dt < WK_DTYPE_COUNT ? names[dt] : "invalid";
+}
+
+unsigned wk_gpu_blocks(const wk_gpu_dev *d, int64_t n, unsigned threads)
+{
+    int64_t need = (n + threads - 1) / threads;
+    /* Four waves of full occupancy (2048 resident threads per multiprocessor) keep every SM busy while a
+     * grid-stride loop amortises block start-up. */
+    int64_t cap = (int64_t)d->props.sm_count * (2048 / threads) * 4;
+    if (cap < 1)
+        cap = 1;
+    if (need > cap)
+        need = cap;
+    return need < 1 ? 1u : (unsigned)need;
+}
+
+wk_gpu_layout wk_gpu_layout_make(int rank, const int64_t *shape, const int64_t *strides)
+{
+    wk_gpu_layout L;
+    memset(&L, 0, sizeof L);
+    int r = 0;
+    for (int i = 0; i < rank; i++) {
+        if (shape[i] == 1)
+            continue;
+        if (r > 0 && L.stride[r - 1] == strides[i] * shape[i]) {
+            L.shape[r - 1] *= shape[i];
+            L.stride[r - 1] = strides[i];
+            continue;
+        }
+        L.shape[r] = shape[i];
+        L.stride[r] = strides[i];
+        r++;
+    }
+    L.rank = r;
+    L.contiguous = r == 0 || (r == 1 && L.stride[0] == 1);
+    return L;
+}
+
+wk_gpu_layout wk_gpu_layout_of(const wk_tensor *t) { return wk_gpu_layout_make(t->rank, t->shape, t->strides); }
+
+/* ---------------------------------------------------------------- memory */
+wk_status wk_gpu_malloc(wk_gpu_dev *d, size_t bytes, void **ptr)
+{
+    if (bytes == 0) {
+        *ptr = NULL;
+        return WK_OK;
+    }
+    return d->rt->alloc_async(d->ordinal, d->stream, bytes, ptr);
+}
+
+void wk_gpu_free(wk_gpu_dev *d, void *ptr)
+{
+    if (ptr)
+        d->rt->free_async(d->stream, ptr);
+}
+
+wk_status wk_gpu_memset(wk_gpu_dev *d, void *ptr, int byte, size_t bytes)
+{
+    return bytes ? d->rt->memset8(d->stream, ptr, byte, bytes) : WK_OK;
+}
+
+wk_status wk_gpu_copy_d2d(wk_gpu_dev *d, void *dst, const void *src, size_t bytes)
+{
+    return bytes ? d->rt->copy_d2d(d->stream, dst, src, bytes) : WK_OK;
+}
+
+static wk_status gpu_alloc(wk_device *dev, size_t bytes, void **ptr)
+{
+    wk_gpu_dev *d = enter(dev);
+    wk_status s = wk_gpu_malloc(d, bytes, ptr);
+    /* WICK_POISON=1: fresh memory is all ones (NaN for floats) so a test sees unwritten elements. */
+    if (s == WK_OK && bytes) {
+        static int poison = -1;
+        if (poison < 0) {
+            const char *v = getenv("WICK_POISON");
+            poison = v && *v && strcmp(v, "0") != 0;
+        }
+        if (poison && (s = wk_gpu_memset(d, *ptr, 0xff, bytes)) != WK_OK)
+            wk_gpu_free(d, *ptr);
+    }
+    return s;
+}
+
+static void gpu_free(wk_device *dev, void *ptr) { wk_gpu_free(enter(dev), ptr); }
+
+static wk_status gpu_upload(wk_device *dev, void *dst, const void *src, size_t bytes)
+{
+    wk_gpu_dev *d = enter(dev);
+    return bytes ? d->rt->copy_h2d(d->stream, dst, src, bytes) : WK_OK;
+}
+
+static const char *fault_op(int code)
+{
+    switch (code) {
+    case WK_GPU_FAULT_INDEX_SELECT: return "index_select";
+    case WK_GPU_FAULT_GATHER: return "gather";
+    case WK_GPU_FAULT_SCATTER: return "scatter";
+    case WK_GPU_FAULT_SCATTER_ADD: return "scatter_add";
+    case WK_GPU_FAULT_INDEX_ADD: return "index_add";
+    }
+    return "an indexing op";
+}
+
+/* Waits for the stream, then turns a fault recorded by a kernel into a status naming the op. */
+static wk_status sync_and_check(wk_gpu_dev *d)
+{
+    int fault = 0;
+    WK_TRY(d->rt->copy_d2h(d->stream, &fault, d->fault, sizeof fault));
+    WK_TRY(d->rt->stream_sync(d->stream));
+    if (fault == WK_GPU_FAULT_NONE)
+        return WK_OK;
+    WK_TRY(d->rt->memset8(d->stream, d->fault, 0, sizeof(int)));
+    return wk_error(WK_ERR_INDEX_OUT_OF_RANGE, "%s: an index was outside [0, size) on %s (found on the device, "
+                    "reported at the next synchronisation; the op wrote nothing for it)", fault_op(fault), d->base.name);
+}
+
+static wk_status gpu_download(wk_device *dev, void *dst, const void *src, size_t bytes)
+{
+    wk_gpu_dev *d = enter(dev);
+    if (bytes)
+        WK_TRY(d->rt->copy_d2h(d->stream, dst, src, bytes));
+    return sync_and_check(d);
+}
+
+static wk_status gpu_sync(wk_device *dev) { return sync_and_check(enter(dev)); }
+
+/* ---------------------------------------------------------------- kernels by name */
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static wk_status fn_insert(wk_gpu_dev *d, char *name, wk_gpu_handle fn)
+{
+    if ((d->fn_count + 1) * 2 > d->fn_cap) {
+        size_t cap = d->fn_cap ? d->fn_cap * 2 : 256;
+        fn_entry *t = calloc(cap, sizeof *t);
+        if (!t)
+            return wk_error(WK_ERR_OUT_OF_MEMORY, "kernel table: out of host memory");
+        for (size_t i = 0; i < d->fn_cap; i++) {
+            if (!d->fns[i].name)
+                continue;
+            size_t j = hash_name(d->fns[i].name) & (cap - 1);
+            while (t[j].name)
+                j = (j + 1) & (cap - 1);
+            t[j] = d->fns[i];
+        }
+        free(d->fns);
+        d->fns = t;
+        d->fn_cap = cap;
+    }
+    size_t j = hash_name(name) & (d->fn_cap - 1);
+    while (d->fns[j].name)
+        j = (j + 1) & (d->fn_cap - 1);
+    d->fns[j].name = name;
+    d->fns[j].fn = fn;
+    d->fn_count++;
+    return WK_OK;
+}
+
+static wk_status find_function(wk_gpu_dev *d, const char *name, wk_gpu_handle *out)
+{
+    wk_status s = WK_OK;
+    *out = NULL;
+    pthread_mutex_lock(&d->lock);
+    if (d->fn_cap) {
+        size_t j = hash_name(name) & (d->fn_cap - 1);
+        for (; d->fns[j].name; j = (j + 1) & (d->fn_cap - 1))
+            if (strcmp(d->fns[j].name, name) == 0) {
+                *out = d->fns[j].fn;
+                pthread_mutex_unlock(&d->lock);
+                return WK_OK;
+            }
+    }
+    for (int m = 0; m < d->module_count && !*out && s == WK_OK; m++)
+        s = d->rt->function_get(d->modules[m], name, out);
+    if (s == WK_OK && !*out)
+        s = wk_error(WK_ERR_UNSUPPORTED, "kernel %s: not in this build's %s kernels (a wick bug: please report)",
+                     name, d->rt->backend);
+    if (s == WK_OK) {
+        char *copy = strdup(name);
+        s = copy ? fn_insert(d, copy, *out) : wk_error(WK_ERR_OUT_OF_MEMORY, "kernel table: out of host memory");
+        if (s != WK_OK)
+            free(copy);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return s;
+}
+
+wk_status wk_gpu_launch(wk_gpu_dev *d, const char *name, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem,
+                        void **args)
+{
+    wk_gpu_handle fn;
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0)
+        return WK_OK;
+    WK_TRY(find_function(d, name, &fn));
+    wk_status s = d->rt->launch(fn, grid, block, smem, d->stream, args);
+    if (s != WK_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", wk_last_error());
+        return wk_error(s, "kernel %s on %s (grid %u,%u,%u block %u,%u,%u): %s", name, d->base.name, grid.x, grid.y,
+                        grid.z, block.x, block.y, block.z, msg);
+    }
+    return WK_OK;
+}
+
+/* ---------------------------------------------------------------- vendor libraries */
+const wk_gpu_blas *wk_gpu_blas_of(wk_gpu_dev *d, const char **why)
+{
+    *why = "no BLAS library is wired for this vendor";
+    return d->rt->blas ? d->rt->blas(d, why) : NULL;
+}
+
+const wk_gpu_dnn *wk_gpu_dnn_of(wk_gpu_dev *d, const char **why)
+{
+    *why = "no DNN library is wired for this vendor";
+    return d->rt->dnn ? d->rt->dnn(d, why) : NULL;
+}
+
+/* ---------------------------------------------------------------- devices */
+static void probe_locked(vendor_state *v)
+{
+    const wk_gpu_runtime *rt = v->rt;
+    const char *why = NULL;
+    v->probed = true;
+    v->device_count = 0;
+    v->probe_status = WK_ERR_DEVICE;
+    if (rt->load(&why) != WK_OK) {
+        snprintf(v->detail, sizeof v->detail, "%s", why);
+        return;
+    }
+    int n = 0;
+    if (rt->device_count(&n) != WK_OK || n == 0) {
+        snprintf(v->detail, sizeof v->detail, "%s loaded (driver %s) but it reports no %s device%s%s",
+                 rt->vendor_lib, rt->driver_version(), rt->backend, n ? ": " : "", n ? wk_last_error() : "");
+        return;
+    }
+    if (*rt->image_count == 0) {
+        snprintf(v->detail, sizeof v->detail, "%d device(s) found, but this build has no %s kernels (its compiler "
+                 "was not found when wick was built)", n, rt->backend);
+        return;
+    }
+    v->device_count = n;
+    v->probe_status = WK_OK;
+    snprintf(v->detail, sizeof v->detail, "%d device(s), %s driver %s, kernels for %s", n, rt->vendor_lib,
+             rt->driver_version(), rt->targets);
+}
+
+static wk_status gpu_probe(vendor_state *v, wk_backend_info *info)
+{
+    pthread_mutex_lock(&v->lock);
+    if (!v->probed)
+        probe_locked(v);
+    pthread_mutex_unlock(&v->lock);
+    info->name = v->rt->backend;
+    info->available = v->probe_status == WK_OK;
+    info->device_count = v->device_count;
+    info->detail = v->detail;
+    return WK_OK;
+}
+
+static void dev_destroy(wk_gpu_dev *d)
+{
+    /* Contexts, streams and modules belong to the process once opened; only host memory is ours here. */
+    pthread_mutex_destroy(&d->lock);
+    free(d);
+}
+
+static wk_status dev_open(vendor_state *v, int ordinal, wk_gpu_dev **out)
+{
+    const wk_gpu_runtime *rt = v->rt;
+    wk_gpu_dev *d = calloc(1, sizeof *d);
+    if (!d)
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "device_get: out of host memory");
+    pthread_mutex_init(&d->lock, NULL);
+    d->rt = rt;
+    d->ordinal = ordinal;
+    d->base.backend = v->backend;
+    d->base.ordinal = ordinal;
+    d->base.impl = d;
+    snprintf(d->base.name, sizeof d->base.name, "%s:%d", rt->backend, ordinal);
+    wk_status s = rt->device_open(ordinal, &d->props, &d->ctx, &d->stream);
+    for (int i = 0; s == WK_OK && i < *rt->image_count && i < MAX_IMAGES; i++)
+        if ((s = rt->module_load(&rt->images[i], &d->modules[i])) == WK_OK)
+            d->module_count++;
+    if (s == WK_OK)
+        s = rt->alloc_async(ordinal, d->stream, sizeof(int), (void **)&d->fault);
+    if (s == WK_OK)
+        s = rt->memset8(d->stream, d->fault, 0, sizeof(int));
+    if (s == WK_OK)
+        s = rt->stream_sync(d->stream);
+    if (s != WK_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", wk_last_error());
+        dev_destroy(d);
+        return wk_error(s, "device_get: %s:%d: %s", rt->backend, ordinal, msg);
+    }
+    *out = d;
+    return WK_OK;
+}
+
+static wk_status gpu_device(vendor_state *v, int ordinal, wk_device **out)
+{
+    wk_backend_info info;
+    gpu_probe(v, &info);
+    if (!info.available)
+        return wk_error(WK_ERR_DEVICE, "device_get: %s:%d: %s", v->rt->backend, ordinal, info.detail);
+    if (ordinal < 0 || ordinal >= info.device_count || ordinal >= WK_GPU_MAX_DEVICES)
+        return wk_error(WK_ERR_DEVICE, "device_get: %s:%d: %d device(s) found", v->rt->backend, ordinal,
+                        info.device_count);
+    wk_status s = WK_OK;
+    pthread_mutex_lock(&v->lock);
+    if (!v->devs[ordinal])
+        s = dev_open(v, ordinal, &v->devs[ordinal]);
+    pthread_mutex_unlock(&v->lock);
+    if (s == WK_OK)
+        *out = &v->devs[ordinal]->base;
+    return s;
+}
+
+/* ---------------------------------------------------------------- backend tables */
+/* The slots every GPU vendor shares; only probe and device differ (they pick the runtime). */
+#define WK_GPU_SLOTS                                                                                              \
+    .alloc = gpu_alloc, .free = gpu_free, .upload = gpu_upload, .download = gpu_download, .sync = gpu_sync,      \
+    .fill = wk_gpu_fill, .arange = wk_gpu_arange, .rand_uniform = wk_gpu_rand_uniform,                           \
+    .rand_normal = wk_gpu_rand_normal, .copy = wk_gpu_copy, .cast = wk_gpu_cast, .copy2d = wk_gpu_copy2d,       \
+    .unary = wk_gpu_unary, .affine = wk_gpu_affine, .powf = wk_gpu_powf, .elu = wk_gpu_elu,                      \
+    .clamp = wk_gpu_clamp, .binary = wk_gpu_binary, .compare = wk_gpu_compare, .where = wk_gpu_where,           \
+    .reduce = wk_gpu_reduce, .arg_reduce = wk_gpu_arg_reduce, .softmax = wk_gpu_softmax,                         \
+    .rms_norm = wk_gpu_rms_norm, .layer_norm = wk_gpu_layer_norm, .sort = wk_gpu_sort, .matmul = wk_gpu_matmul, \
+    .conv = wk_gpu_conv, .pool2d = wk_gpu_pool2d, .upsample_nearest = wk_gpu_upsample_nearest,                   \
+    .upsample_bilinear2d = wk_gpu_upsample_bilinear2d, .index_select = wk_gpu_index_select,                      \
+    .gather = wk_gpu_gather, .scatter = wk_gpu_scatter, .index_add = wk_gpu_index_add, .rope = wk_gpu_rope
+
+static vendor_state cuda_state = {.rt = &wk_cuda_runtime, .backend = &wk_cuda_backend,
+                                  .lock = PTHREAD_MUTEX_INITIALIZER};
+static wk_status cuda_probe(wk_backend_info *info) { return gpu_probe(&cuda_state, info); }
+static wk_status cuda_device(int ordinal, wk_device **out) { return gpu_device(&cuda_state, ordinal, out); }
+
+const wk_backend wk_cuda_backend = {.name = "cuda", .probe = cuda_probe, .device = cuda_device, WK_GPU_SLOTS};

@@ -1,0 +1,249 @@
+/* cuda.c: the CUDA driver API (libcuda.so.1, loaded with dlopen) behind the vendor-neutral runtime table.
+ * Host code needs no CUDA header; tests/abi/cuda_driver_abi.c checks cuda_api.h against cuda.h. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/cuda_api.h"
+#include "gpu/runtime.h"
+
+static struct {
+#define WK_CUDA_FN_FIELD(name, params) wk_##name##_fn name;
+    WK_CUDA_FUNCTIONS(WK_CUDA_FN_FIELD)
+#undef WK_CUDA_FN_FIELD
+} cu;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static wk_status load_status = WK_ERR_DEVICE;
+static char load_why[512];
+static char driver_version_text[32];
+
+/* "CUDA_ERROR_OUT_OF_MEMORY (out of memory)": the driver's own name and text for r. */
+static const char *cuda_text(wk_CUresult r, char *buf, size_t cap)
+{
+    const char *name = NULL, *text = NULL;
+    if (cu.cuGetErrorName)
+        cu.cuGetErrorName(r, &name);
+    if (cu.cuGetErrorString)
+        cu.cuGetErrorString(r, &text);
+    snprintf(buf, cap, "%s (%s)", name ? name : "unknown CUDA error", text ? text : "no description");
+    return buf;
+}
+
+static wk_status cuda_fail(wk_status s, const char *call, wk_CUresult r)
+{
+    char buf[256];
+    return wk_error(s, "%s: %s", call, cuda_text(r, buf, sizeof buf));
+}
+
+#define CU_TRY(call, args)                                                                                   \
+    do {                                                                                                     \
+        wk_CUresult r_ = cu.call args;                                                                       \
+        if (r_ != WK_CUDA_SUCCESS)                                                                           \
+            return cuda_fail(r_ == WK_CUDA_ERROR_OUT_OF_MEMORY ? WK_ERR_OUT_OF_MEMORY : WK_ERR_BACKEND, #call, r_); \
+    } while (0)
+
+static void load_driver(void)
+{
+    static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
+    char why[400];
+    void *h = wk_gpu_dlopen_first("WICK_CUDA_DRIVER", names, why, sizeof why);
+    if (!h) {
+        snprintf(load_why, sizeof load_why, "looked for the CUDA driver (libcuda.so.1): not loadable: %s", why);
+        return;
+    }
+#define WK_CUDA_RESOLVE(name, params)                                                                        \
+    if (!wk_gpu_dlsym(h, #name, &cu.name)) {                                                                 \
+        snprintf(load_why, sizeof load_why, "libcuda.so.1 lacks %s (driver too old for wick)", #name);       \
+        return;                                                                                              \
+    }
+    WK_CUDA_FUNCTIONS(WK_CUDA_RESOLVE)
+#undef WK_CUDA_RESOLVE
+    wk_CUresult r = cu.cuInit(0);
+    if (r != WK_CUDA_SUCCESS) {
+        const char *name = NULL;
+        cu.cuGetErrorName(r, &name);
+        snprintf(load_why, sizeof load_why, "libcuda.so.1 loaded but cuInit failed: %s", name ? name : "?");
+        return;
+    }
+    int v = 0;
+    cu.cuDriverGetVersion(&v);
+    snprintf(driver_version_text, sizeof driver_version_text, "%d.%d", v / 1000, (v % 1000) / 10);
+    load_status = WK_OK;
+}
+
+static wk_status cuda_load(const char **why)
+{
+    pthread_once(&load_once, load_driver);
+    if (load_status != WK_OK && why)
+        *why = load_why;
+    return load_status;
+}
+
+static const char *cuda_driver_version(void) { return driver_version_text; }
+
+static wk_status cuda_device_count(int *count)
+{
+    *count = 0;
+    CU_TRY(cuDeviceGetCount, (count));
+    return WK_OK;
+}
+
+static wk_CUmemoryPool pools[WK_GPU_MAX_DEVICES];
+
+static wk_status cuda_device_open(int ordinal, wk_gpu_props *props, wk_gpu_handle *ctx, wk_gpu_handle *stream)
+{
+    wk_CUdevice dev;
+    wk_CUcontext c;
+    wk_CUstream s;
+    int major = 0, minor = 0, pools_ok = 0;
+    if (ordinal >= WK_GPU_MAX_DEVICES)
+        return wk_error(WK_ERR_DEVICE, "cuda:%d: wick handles at most %d devices", ordinal, WK_GPU_MAX_DEVICES);
+    CU_TRY(cuDeviceGet, (&dev, ordinal));
+    CU_TRY(cuDeviceGetName, (props->name, (int)sizeof props->name, dev));
+    CU_TRY(cuDeviceGetAttribute, (&props->warp_size, WK_CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev));
+    CU_TRY(cuDeviceGetAttribute, (&props->sm_count, WK_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+    CU_TRY(cuDeviceGetAttribute, (&major, WK_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+    CU_TRY(cuDeviceGetAttribute, (&minor, WK_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
+    CU_TRY(cuDeviceGetAttribute, (&pools_ok, WK_CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev));
+    CU_TRY(cuDeviceTotalMem_v2, (&props->total_mem, dev));
+    snprintf(props->arch, sizeof props->arch, "sm_%d%d", major, minor);
+    if (!pools_ok)
+        return wk_error(WK_ERR_DEVICE, "cuda:%d (%s) lacks stream-ordered memory pools, which wick needs", ordinal,
+                        props->name);
+    CU_TRY(cuDevicePrimaryCtxRetain, (&c, dev));
+    CU_TRY(cuCtxSetCurrent, (c));
+    CU_TRY(cuStreamCreate, (&s, WK_CU_STREAM_NON_BLOCKING));
+    /* Keep freed memory in the pool: small ops then never reach the driver's allocator. */
+    wk_CUmemoryPool pool;
+    uint64_t keep = UINT64_MAX;
+    CU_TRY(cuDeviceGetDefaultMemPool, (&pool, dev));
+    CU_TRY(cuMemPoolSetAttribute, (pool, WK_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep));
+    pools[ordinal] = pool;
+    *ctx = c;
+    *stream = s;
+    return WK_OK;
+}
+
+static wk_status cuda_make_current(wk_gpu_handle ctx)
+{
+    CU_TRY(cuCtxSetCurrent, ((wk_CUcontext)ctx));
+    return WK_OK;
+}
+
+static wk_status cuda_alloc_async(int ordinal, wk_gpu_handle stream, size_t bytes, void **ptr)
+{
+    wk_CUdeviceptr p = 0;
+    wk_CUresult r = cu.cuMemAllocAsync(&p, bytes, (wk_CUstream)stream);
+    if (r == WK_CUDA_ERROR_OUT_OF_MEMORY) {
+        /* The pool may hold freed blocks of other sizes: let queued work finish, give them back, retry. */
+        cu.cuStreamSynchronize((wk_CUstream)stream);
+        cu.cuMemPoolTrimTo(pools[ordinal], 0);
+        r = cu.cuMemAllocAsync(&p, bytes, (wk_CUstream)stream);
+    }
+    if (r != WK_CUDA_SUCCESS) {
+        char buf[256];
+        return wk_error(r == WK_CUDA_ERROR_OUT_OF_MEMORY ? WK_ERR_OUT_OF_MEMORY : WK_ERR_BACKEND,
+                        "alloc: %zu bytes on cuda:%d: cuMemAllocAsync: %s", bytes, ordinal, cuda_text(r, buf, sizeof buf));
+    }
+    *ptr = (void *)(uintptr_t)p;
+    return WK_OK;
+}
+
+static wk_status cuda_free_async(wk_gpu_handle stream, void *ptr)
+{
+    CU_TRY(cuMemFreeAsync, ((wk_CUdeviceptr)(uintptr_t)ptr, (wk_CUstream)stream));
+    return WK_OK;
+}
+
+static wk_status cuda_copy_h2d(wk_gpu_handle stream, void *dst, const void *src, size_t bytes)
+{
+    CU_TRY(cuMemcpyHtoDAsync_v2, ((wk_CUdeviceptr)(uintptr_t)dst, src, bytes, (wk_CUstream)stream));
+    return WK_OK;
+}
+
+static wk_status cuda_copy_d2h(wk_gpu_handle stream, void *dst, const void *src, size_t bytes)
+{
+    CU_TRY(cuMemcpyDtoHAsync_v2, (dst, (wk_CUdeviceptr)(uintptr_t)src, bytes, (wk_CUstream)stream));
+    return WK_OK;
+}
+
+static wk_status cuda_copy_d2d(wk_gpu_handle stream, void *dst, const void *src, size_t bytes)
+{
+    CU_TRY(cuMemcpyDtoDAsync_v2,
+           ((wk_CUdeviceptr)(uintptr_t)dst, (wk_CUdeviceptr)(uintptr_t)src, bytes, (wk_CUstream)stream));
+    return WK_OK;
+}
+
+static wk_status cuda_memset8(wk_gpu_handle stream, void *dst, int byte, size_t bytes)
+{
+    CU_TRY(cuMemsetD8Async, ((wk_CUdeviceptr)(uintptr_t)dst, (unsigned char)byte, bytes, (wk_CUstream)stream));
+    return WK_OK;
+}
+
+static wk_status cuda_stream_sync(wk_gpu_handle stream)
+{
+    CU_TRY(cuStreamSynchronize, ((wk_CUstream)stream));
+    return WK_OK;
+}
+
+static wk_status cuda_module_load(const wk_gpu_image *image, wk_gpu_handle *module)
+{
+    wk_CUmodule m;
+    wk_CUresult r = cu.cuModuleLoadData(&m, image->data);
+    if (r != WK_CUDA_SUCCESS) {
+        char buf[256];
+        return wk_error(WK_ERR_DEVICE, "kernel module '%s' (built for %s) does not load on this GPU: "
+                        "cuModuleLoadData: %s", image->name, wk_cuda_targets, cuda_text(r, buf, sizeof buf));
+    }
+    *module = m;
+    return WK_OK;
+}
+
+static wk_status cuda_function_get(wk_gpu_handle module, const char *name, wk_gpu_handle *fn)
+{
+    wk_CUfunction f = NULL;
+    wk_CUresult r = cu.cuModuleGetFunction(&f, (wk_CUmodule)module, name);
+    *fn = NULL;
+    if (r == WK_CUDA_ERROR_NOT_FOUND)
+        return WK_OK;
+    if (r != WK_CUDA_SUCCESS)
+        return cuda_fail(WK_ERR_BACKEND, "cuModuleGetFunction", r);
+    *fn = f;
+    return WK_OK;
+}
+
+static wk_status cuda_launch(wk_gpu_handle fn, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem, wk_gpu_handle stream,
+                             void **args)
+{
+    CU_TRY(cuLaunchKernel, ((wk_CUfunction)fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, smem,
+                            (wk_CUstream)stream, args, NULL));
+    return WK_OK;
+}
+
+const wk_gpu_runtime wk_cuda_runtime = {
+    .backend = "cuda",
+    .vendor_lib = "libcuda.so.1",
+    .load = cuda_load,
+    .driver_version = cuda_driver_version,
+    .device_count = cuda_device_count,
+    .device_open = cuda_device_open,
+    .make_current = cuda_make_current,
+    .alloc_async = cuda_alloc_async,
+    .free_async = cuda_free_async,
+    .copy_h2d = cuda_copy_h2d,
+    .copy_d2h = cuda_copy_d2h,
+    .copy_d2d = cuda_copy_d2d,
+    .memset8 = cuda_memset8,
+    .stream_sync = cuda_stream_sync,
+    .module_load = cuda_module_load,
+    .function_get = cuda_function_get,
+    .launch = cuda_launch,
+    .images = wk_cuda_images,
+    .image_count = &wk_cuda_image_count,
+    .targets = wk_cuda_targets,
+    .blas = wk_cuda_blas_get,
+    .dnn = wk_cuda_dnn_get,
+};

@@ -1,0 +1,82 @@
+/* cuda_api.h: our declarations of the CUDA driver API functions, types and constants wick calls,
+ * under wk_ names so they coexist with the real cuda.h. tests/abi/cuda_driver_abi.c checks each one
+ * against cuda.h at build time whenever that header is present. */
+#ifndef WK_GPU_CUDA_API_H
+#define WK_GPU_CUDA_API_H
+
+#include <stddef.h>
+
+/* Opaque handle types: same struct tags as cuda.h, so the pointer types are identical. */
+struct CUctx_st;
+struct CUstream_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUmemPoolHandle_st;
+
+typedef unsigned int wk_CUresult;          /* enum cudaError_enum: its values are non-negative */
+typedef int wk_CUdevice;
+typedef unsigned long long wk_CUdeviceptr;
+typedef struct CUctx_st *wk_CUcontext;
+typedef struct CUstream_st *wk_CUstream;
+typedef struct CUmod_st *wk_CUmodule;
+typedef struct CUfunc_st *wk_CUfunction;
+typedef struct CUmemPoolHandle_st *wk_CUmemoryPool;
+typedef unsigned int wk_CUdevice_attribute; /* enum CUdevice_attribute_enum */
+typedef unsigned int wk_CUmemPool_attribute; /* enum CUmemPool_attribute_enum */
+
+enum {
+    WK_CUDA_SUCCESS = 0,
+    WK_CUDA_ERROR_OUT_OF_MEMORY = 2,
+    WK_CUDA_ERROR_NOT_FOUND = 500,
+    WK_CU_STREAM_NON_BLOCKING = 1,
+    WK_CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
+    WK_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    WK_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    WK_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    WK_CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115,
+    WK_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4
+};
+
+/* X(name, parameters): every driver function wick calls (all return CUresult), named by the exact
+ * exported symbol (versioned _v2 names spelled out; never the per-thread-stream _ptsz variants). */
+#define WK_CUDA_FUNCTIONS(X)                                                                              \
+    X(cuInit, (unsigned int flags))                                                            \
+    X(cuDriverGetVersion, (int *version))                                         \
+    X(cuGetErrorName, (wk_CUresult error, const char **str))                          \
+    X(cuGetErrorString, (wk_CUresult error, const char **str))                      \
+    X(cuDeviceGetCount, (int *count))                                               \
+    X(cuDeviceGet, (wk_CUdevice * device, int ordinal))                                  \
+    X(cuDeviceGetName, (char *name, int len, wk_CUdevice dev))                       \
+    X(cuDeviceGetAttribute, (int *pi, wk_CUdevice_attribute attrib, wk_CUdevice dev)) \
+    X(cuDeviceTotalMem_v2, (size_t * bytes, wk_CUdevice dev))                    \
+    X(cuDevicePrimaryCtxRetain, (wk_CUcontext * pctx, wk_CUdevice dev))     \
+    X(cuCtxSetCurrent, (wk_CUcontext ctx))                                           \
+    X(cuStreamCreate, (wk_CUstream * phStream, unsigned int Flags))                   \
+    X(cuStreamSynchronize, (wk_CUstream hStream))                                \
+    X(cuDeviceGetDefaultMemPool, (wk_CUmemoryPool * pool_out, wk_CUdevice dev)) \
+    X(cuMemPoolSetAttribute,                                                   \
+      (wk_CUmemoryPool pool, wk_CUmemPool_attribute attr, void *value))                                 \
+    X(cuMemPoolTrimTo, (wk_CUmemoryPool pool, size_t minBytesToKeep))                 \
+    X(cuMemAllocAsync, (wk_CUdeviceptr * dptr, size_t bytesize, wk_CUstream hStream)) \
+    X(cuMemFreeAsync, (wk_CUdeviceptr dptr, wk_CUstream hStream))                     \
+    X(cuMemcpyHtoDAsync_v2,                                                     \
+      (wk_CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, wk_CUstream hStream))           \
+    X(cuMemcpyDtoHAsync_v2,                                                     \
+      (void *dstHost, wk_CUdeviceptr srcDevice, size_t ByteCount, wk_CUstream hStream))                 \
+    X(cuMemcpyDtoDAsync_v2,                                                     \
+      (wk_CUdeviceptr dstDevice, wk_CUdeviceptr srcDevice, size_t ByteCount, wk_CUstream hStream))      \
+    X(cuMemsetD8Async,                                                               \
+      (wk_CUdeviceptr dstDevice, unsigned char uc, size_t N, wk_CUstream hStream))                      \
+    X(cuModuleLoadData, (wk_CUmodule * module, const void *image))                  \
+    X(cuModuleGetFunction, (wk_CUfunction * hfunc, wk_CUmodule hmod, const char *name)) \
+    X(cuLaunchKernel,                                                                 \
+      (wk_CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,            \
+       unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, \
+       wk_CUstream hStream, void **kernelParams, void **extra))
+
+/* Function-pointer types wk_<name>_fn. */
+#define WK_CUDA_FN_TYPE(name, params) typedef wk_CUresult (*wk_##name##_fn) params;
+WK_CUDA_FUNCTIONS(WK_CUDA_FN_TYPE)
+#undef WK_CUDA_FN_TYPE
+
+#endif

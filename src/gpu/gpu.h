@@ -1,0 +1,126 @@
+/* gpu.h: the vendor-neutral GPU backend's internal interface: per-device state, kernel launch by name,
+ * layouts, scratch memory, and the BLAS/DNN tables a vendor fills. Slot files (gpu/<family>.c) use only this. */
+#ifndef WK_GPU_H
+#define WK_GPU_H
+
+#include "backend.h"
+#include "core/error.h"
+#include "gpu/layout.h"
+
+typedef struct wk_gpu_runtime wk_gpu_runtime; /* gpu/runtime.h: the vendor's driver table */
+typedef struct wk_gpu_dev wk_gpu_dev;
+
+#define WK_GPU_MAX_DEVICES 64
+
+typedef struct wk_gpu_dim {
+    unsigned x, y, z;
+} wk_gpu_dim;
+
+/* ---- devices */
+/* The GPU state of a tensor's device (the tensor lives on a GPU backend's device). */
+wk_gpu_dev *wk_gpu_dev_of(const wk_tensor *t);
+int wk_gpu_warp_size(const wk_gpu_dev *d);  /* 32 on NVIDIA; 64 or 32 on AMD */
+int wk_gpu_sm_count(const wk_gpu_dev *d);   /* multiprocessors / compute units */
+const char *wk_gpu_dev_name(const wk_gpu_dev *d); /* "cuda:0" */
+int wk_gpu_ordinal(const wk_gpu_dev *d);          /* index within its backend, 0.. (< WK_GPU_MAX_DEVICES) */
+/* The device's queue (CUstream / hipStream_t), for vendor libraries. */
+void *wk_gpu_stream(const wk_gpu_dev *d);
+/* Device address of the device's error word (an int, see enum wk_gpu_fault in layout.h). */
+void *wk_gpu_fault_word(const wk_gpu_dev *d);
+
+/* ---- kernels */
+/* dtype suffix of kernel names: "u8", "u32", "i32", "i64", "f16", "bf16", "f32", "f64". */
+const char *wk_gpu_sfx(wk_dtype dt);
+/* Enqueues kernel `name` (an extern "C" entry of the embedded modules) on d's stream. args: one pointer
+ * per kernel parameter, as cuLaunchKernel takes them. A missing kernel is WK_ERR_UNSUPPORTED naming it;
+ * a launch failure is WK_ERR_BACKEND with the vendor's text. */
+wk_status wk_gpu_launch(wk_gpu_dev *d, const char *name, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem,
+                        void **args);
+/* Blocks for a grid-stride loop over n items with `threads` threads per block: enough to fill the
+ * device (a few waves), never more than needed, at least 1. */
+unsigned wk_gpu_blocks(const wk_gpu_dev *d, int64_t n, unsigned threads);
+
+/* ---- layouts */
+/* t's view with mergeable dims merged and size-1 dims dropped (see layout.h). */
+wk_gpu_layout wk_gpu_layout_of(const wk_tensor *t);
+/* The same, for an explicit shape and strides (rank <= WK_GPU_MAX_RANK). */
+wk_gpu_layout wk_gpu_layout_make(int rank, const int64_t *shape, const int64_t *strides);
+
+/* ---- memory: stream-ordered, from the device's pool; freed memory is reused by later work on the
+ * same stream, so scratch may be freed right after the launches that use it are queued. */
+wk_status wk_gpu_malloc(wk_gpu_dev *d, size_t bytes, void **ptr);
+void wk_gpu_free(wk_gpu_dev *d, void *ptr);
+wk_status wk_gpu_memset(wk_gpu_dev *d, void *ptr, int byte, size_t bytes);
+wk_status wk_gpu_copy_d2d(wk_gpu_dev *d, void *dst, const void *src, size_t bytes);
+
+/* ---- vendor libraries, filled per vendor (cuda_blas.c, cuda_dnn.c; later rocblas.c, miopen.c) */
+/* One strided-batched GEMM in row-major terms: C[b] (m x n, row stride ldc) = op(A[b]) (m x k) * op(B[b]) (k x n).
+ * Element (i, j) of op(A) is a[i*lda + j] when !trans_a, a[j*lda + i] when trans_a; likewise B.
+ * stride_* may be 0 (a broadcast batch). alpha = 1, beta = 0. f16/bf16 accumulate in f32. */
+typedef struct wk_gpu_gemm {
+    wk_dtype dtype; /* f16, bf16, f32, f64: a, b and c */
+    bool trans_a, trans_b;
+    bool allow_tf32;
+    int64_t m, n, k, batch;
+    const void *a, *b;
+    void *c;
+    int64_t lda, ldb, ldc;
+    int64_t stride_a, stride_b, stride_c;
+} wk_gpu_gemm;
+
+typedef struct wk_gpu_blas {
+    const char *name; /* "cuBLAS" */
+    /* WK_ERR_UNSUPPORTED when the library cannot express g (the caller then copies or falls back). */
+    wk_status (*gemm)(wk_gpu_dev *d, const wk_gpu_gemm *g);
+} wk_gpu_blas;
+
+typedef struct wk_gpu_dnn {
+    const char *name; /* "cuDNN" */
+    /* The conv slot's contract (backend.h). WK_ERR_UNSUPPORTED when the library lacks the case: the
+     * caller then runs wick's own kernels. */
+    wk_status (*conv)(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
+                      const wk_conv_params *p, int spatial, bool transposed, wk_tensor *out);
+} wk_gpu_dnn;
+
+/* The device's BLAS / DNN, loaded on first use; NULL (with the reason in *why) when absent. */
+const wk_gpu_blas *wk_gpu_blas_of(wk_gpu_dev *d, const char **why);
+const wk_gpu_dnn *wk_gpu_dnn_of(wk_gpu_dev *d, const char **why);
+
+/* ---- the slot implementations, one file per family (gpu/<family>.c) */
+wk_status wk_gpu_fill(wk_tensor *dst, wk_scalar v);
+wk_status wk_gpu_arange(wk_tensor *dst, double start, double step);
+wk_status wk_gpu_rand_uniform(wk_tensor *dst, uint64_t seed, double lo, double hi);
+wk_status wk_gpu_rand_normal(wk_tensor *dst, uint64_t seed, double mean, double std);
+wk_status wk_gpu_copy(const wk_tensor *src, wk_tensor *dst);
+wk_status wk_gpu_cast(const wk_tensor *src, wk_tensor *dst);
+wk_status wk_gpu_copy2d(const wk_tensor *src, wk_tensor *dst, int64_t rows, int64_t cols, int64_t src_ld,
+                        int64_t dst_ld, int64_t src_offset, int64_t dst_offset);
+wk_status wk_gpu_unary(wk_unary_op op, const wk_tensor *x, wk_tensor *out);
+wk_status wk_gpu_affine(const wk_tensor *x, wk_scalar mul, wk_scalar add, wk_tensor *out);
+wk_status wk_gpu_powf(const wk_tensor *x, double e, wk_tensor *out);
+wk_status wk_gpu_elu(const wk_tensor *x, double alpha, wk_tensor *out);
+wk_status wk_gpu_clamp(const wk_tensor *x, wk_scalar lo, wk_scalar hi, wk_tensor *out);
+wk_status wk_gpu_binary(wk_binary_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor *out);
+wk_status wk_gpu_compare(wk_compare_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor *out);
+wk_status wk_gpu_where(const wk_tensor *cond, const wk_tensor *t, const wk_tensor *f, wk_tensor *out);
+wk_status wk_gpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_tensor *out);
+wk_status wk_gpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out);
+wk_status wk_gpu_softmax(const wk_tensor *x, bool log, wk_tensor *out);
+wk_status wk_gpu_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor *out);
+wk_status wk_gpu_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
+                            wk_tensor *out);
+wk_status wk_gpu_sort(const wk_tensor *x, bool descending, wk_tensor *values, wk_tensor *indices);
+wk_status wk_gpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out);
+wk_status wk_gpu_conv(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
+                      int spatial, bool transposed, wk_tensor *out);
+wk_status wk_gpu_pool2d(wk_reduce_op op, const wk_tensor *x, const wk_pool_params *p, wk_tensor *out);
+wk_status wk_gpu_upsample_nearest(const wk_tensor *x, wk_tensor *out);
+wk_status wk_gpu_upsample_bilinear2d(const wk_tensor *x, bool align_corners, double scale_h, double scale_w,
+                                     wk_tensor *out);
+wk_status wk_gpu_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
+wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
+wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add);
+wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src);
+wk_status wk_gpu_rope(int kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor *out);
+
+#endif

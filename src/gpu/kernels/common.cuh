@@ -1,0 +1,93 @@
+/* common.cuh: what every kernel file shares: storage types per dtype, loads/stores in the compute type,
+ * strided offsets from a wk_gpu_layout, grid-stride loops, block reductions, the fault word.
+ * Vendor-neutral: only compat.h names vendor intrinsics. */
+#ifndef WK_GPU_COMMON_CUH
+#define WK_GPU_COMMON_CUH
+
+#include "compat.h"
+#include "../layout.h"
+
+/* f16 and bf16 are stored as 16-bit patterns and computed in float. Distinct structs (not uint16_t) so
+ * templates tell them apart. */
+struct wk_f16 { uint16_t bits; };
+struct wk_bf16 { uint16_t bits; };
+
+__device__ __forceinline__ float wk_bf16_bits_to_f32(uint16_t h) { return __uint_as_float((uint32_t)h << 16); }
+/* Round to nearest even; NaN stays a (quiet) NaN. */
+__device__ __forceinline__ uint16_t wk_f32_to_bf16_bits(float f)
+{
+    uint32_t u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+/* wk_compute<T>::type: the arithmetic type of a storage type (OPS.md: f16/bf16 compute in f32). */
+template <class T> struct wk_compute { typedef T type; };
+template <> struct wk_compute<wk_f16> { typedef float type; };
+template <> struct wk_compute<wk_bf16> { typedef float type; };
+
+template <class T> __device__ __forceinline__ typename wk_compute<T>::type wk_ld(const T *p) { return *p; }
+template <> __device__ __forceinline__ float wk_ld<wk_f16>(const wk_f16 *p) { return wk_f16_bits_to_f32(p->bits); }
+template <> __device__ __forceinline__ float wk_ld<wk_bf16>(const wk_bf16 *p) { return wk_bf16_bits_to_f32(p->bits); }
+
+template <class T> __device__ __forceinline__ void wk_st(T *p, typename wk_compute<T>::type v) { *p = v; }
+template <> __device__ __forceinline__ void wk_st<wk_f16>(wk_f16 *p, float v) { p->bits = wk_f32_to_f16_bits(v); }
+template <> __device__ __forceinline__ void wk_st<wk_bf16>(wk_bf16 *p, float v) { p->bits = wk_f32_to_bf16_bits(v); }
+
+/* X(suffix, storage type) for each dtype group; kernel names end in the suffix ("binary_add_f32"). */
+#define WK_INT_DTYPES(X) X(u8, uint8_t) X(u32, uint32_t) X(i32, int32_t) X(i64, int64_t)
+#define WK_FLOAT_DTYPES(X) X(f16, wk_f16) X(bf16, wk_bf16) X(f32, float) X(f64, double)
+#define WK_ALL_DTYPES(X) WK_INT_DTYPES(X) WK_FLOAT_DTYPES(X)
+#define WK_INDEX_DTYPES(X) X(u8, uint8_t) X(u32, uint32_t) X(i32, int32_t) X(i64, int64_t)
+
+/* Element offset of linear index i in a layout (layout.h). 64-bit throughout. */
+__device__ __forceinline__ int64_t wk_offset(const wk_gpu_layout &L, int64_t i)
+{
+    if (L.contiguous)
+        return i;
+    int64_t off = 0;
+    for (int d = L.rank - 1; d >= 0; d--) {
+        int64_t s = L.shape[d];
+        int64_t q = i / s;
+        off += (i - q * s) * L.stride[d];
+        i = q;
+    }
+    return off;
+}
+
+/* Grid-stride loop over [0, n) with 64-bit indices. */
+#define WK_GRID_LOOP(i, n)                                                                              \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)(n);                 \
+         i += (int64_t)gridDim.x * blockDim.x)
+
+/* Records a device-side fault (enum wk_gpu_fault); the first one wins and the host reports it at the
+ * next synchronisation. */
+__device__ __forceinline__ void wk_fault(int *word, int code) { atomicCAS(word, 0, code); }
+
+/* Sum / max / min of v over the block. Width-agnostic: lanes combine by shuffles over warpSize
+ * (32 or 64), then one value per warp goes through shared memory. Every thread of the block must call
+ * it; every thread gets the result. blockDim.x must be a multiple of the warp width. */
+template <class T, class Op> __device__ T wk_block_reduce(T v, Op op)
+{
+    __shared__ T part[WK_MAX_BLOCK / WK_MIN_WARP];
+    const int w = WK_WARP_SIZE;
+    for (int o = w / 2; o > 0; o >>= 1)
+        v = op(v, wk_shfl_down(v, o));
+    int lane = threadIdx.x % w, warp = threadIdx.x / w, nwarps = blockDim.x / w;
+    __syncthreads(); /* part[] may still be read by a previous call */
+    if (lane == 0)
+        part[warp] = v;
+    __syncthreads();
+    v = part[0];
+    for (int k = 1; k < nwarps; k++)
+        v = op(v, part[k]);
+    return v;
+}
+
+struct wk_op_sum { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
+struct wk_op_max { template <class T> __device__ T operator()(T a, T b) const { return a > b ? a : b; } };
+struct wk_op_min { template <class T> __device__ T operator()(T a, T b) const { return a < b ? a : b; } };
+
+#endif

@@ -1,0 +1,33 @@
+/* layout.h: the by-value kernel parameters shared by host C (src/gpu/ files) and device code (kernels/).
+ * Plain C, no vendor header: both compilers must see the same struct layout. */
+#ifndef WK_GPU_LAYOUT_H
+#define WK_GPU_LAYOUT_H
+
+#include <stdint.h>
+
+#define WK_GPU_MAX_RANK 8
+
+/* A strided view as a kernel reads it: element offset of linear (row-major) index i is
+ * sum over d of ((i / prod(shape[d+1..])) % shape[d]) * stride[d].  The host merges dims that can be
+ * merged and drops size-1 dims (wk_gpu_layout_of), so a contiguous view arrives as rank 1, stride 1,
+ * and a rank-0 view as rank 0. Passed by value: no device allocation per launch. */
+typedef struct wk_gpu_layout {
+    int64_t shape[WK_GPU_MAX_RANK];
+    int64_t stride[WK_GPU_MAX_RANK];
+    int32_t rank;
+    int32_t contiguous; /* 1 when offset(i) == i for every i */
+} wk_gpu_layout;
+
+/* Codes a kernel writes into the device's error word (first writer wins); the host turns the code
+ * into WK_ERR_INDEX_OUT_OF_RANGE naming the op at the next synchronisation. */
+enum wk_gpu_fault {
+    WK_GPU_FAULT_NONE = 0,
+    WK_GPU_FAULT_INDEX_SELECT = 1,
+    WK_GPU_FAULT_GATHER = 2,
+    WK_GPU_FAULT_SCATTER = 3,
+    WK_GPU_FAULT_SCATTER_ADD = 4,
+    WK_GPU_FAULT_INDEX_ADD = 5,
+    WK_GPU_FAULT_COUNT
+};
+
+#endif

@@ -1,0 +1,79 @@
+/* runtime.h: the vendor-neutral driver table the GPU backend runs on. cuda.c fills it from libcuda.so.1
+ * (the CUDA driver API); hip.c will fill it from libamdhip64. Every entry returns a wick status whose
+ * message (wk_last_error) carries the vendor's own error name and text. */
+#ifndef WK_GPU_RUNTIME_H
+#define WK_GPU_RUNTIME_H
+
+#include "gpu/gpu.h"
+
+/* One embedded kernel module (a fatbin or code-object bundle made at build time from kernels/<name>.cu). */
+typedef struct wk_gpu_image {
+    const char *name;
+    const unsigned char *data; /* self-describing (fatbin / offload bundle header), so no size */
+} wk_gpu_image;
+
+typedef struct wk_gpu_props {
+    char name[96];          /* "NVIDIA H100 80GB HBM3" */
+    char arch[32];          /* "sm_90", "gfx90a" */
+    int warp_size;          /* 32 or 64 */
+    int sm_count;
+    size_t total_mem;
+} wk_gpu_props;
+
+typedef void *wk_gpu_handle; /* a vendor context, stream, module or function */
+
+struct wk_gpu_runtime {
+    const char *backend;      /* "cuda" */
+    const char *vendor_lib;   /* what load() looks for, for messages: "libcuda.so.1" */
+    /* Loads the driver library and resolves every symbol once per process (thread-safe). On failure
+     * *why says what was looked for and what was missing. */
+    wk_status (*load)(const char **why);
+    /* Driver version as text ("13.0"), after load. */
+    const char *(*driver_version)(void);
+    wk_status (*device_count)(int *count);
+    /* Opens device `ordinal`: fills props, returns its context and a new non-blocking stream. */
+    wk_status (*device_open)(int ordinal, wk_gpu_props *props, wk_gpu_handle *ctx, wk_gpu_handle *stream);
+    /* Makes ctx current on the calling thread. */
+    wk_status (*make_current)(wk_gpu_handle ctx);
+    /* Stream-ordered allocation from the device's pool (kept, not returned to the OS, between ops).
+     * Out of memory is WK_ERR_OUT_OF_MEMORY after one attempt to release cached memory. */
+    wk_status (*alloc_async)(int ordinal, wk_gpu_handle stream, size_t bytes, void **ptr);
+    wk_status (*free_async)(wk_gpu_handle stream, void *ptr);
+    wk_status (*copy_h2d)(wk_gpu_handle stream, void *dst, const void *src, size_t bytes);
+    wk_status (*copy_d2h)(wk_gpu_handle stream, void *dst, const void *src, size_t bytes);
+    wk_status (*copy_d2d)(wk_gpu_handle stream, void *dst, const void *src, size_t bytes);
+    wk_status (*memset8)(wk_gpu_handle stream, void *dst, int byte, size_t bytes);
+    wk_status (*stream_sync)(wk_gpu_handle stream);
+    wk_status (*module_load)(const wk_gpu_image *image, wk_gpu_handle *module);
+    /* *fn = NULL (and WK_OK) when the module has no such function. */
+    wk_status (*function_get)(wk_gpu_handle module, const char *name, wk_gpu_handle *fn);
+    wk_status (*launch)(wk_gpu_handle fn, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem, wk_gpu_handle stream,
+                        void **args);
+    /* The kernels embedded for this vendor at build time, and their targets ("sm_80 sm_90 compute_90"). */
+    const wk_gpu_image *images;
+    const int *image_count;
+    const char *targets;
+    /* Vendor libraries (may be NULL when the vendor has none wired). */
+    const wk_gpu_blas *(*blas)(wk_gpu_dev *d, const char **why);
+    const wk_gpu_dnn *(*dnn)(wk_gpu_dev *d, const char **why);
+};
+
+extern const wk_gpu_runtime wk_cuda_runtime;
+
+/* Build-time tables (generated: gpu_images_cuda.c). */
+extern const wk_gpu_image wk_cuda_images[];
+extern const int wk_cuda_image_count;
+extern const char wk_cuda_targets[];
+
+/* cuda_blas.c / cuda_dnn.c */
+const wk_gpu_blas *wk_cuda_blas_get(wk_gpu_dev *d, const char **why);
+const wk_gpu_dnn *wk_cuda_dnn_get(wk_gpu_dev *d, const char **why);
+
+/* Shared by the vendor loaders: dlopen the first of names[] that loads (env_override, when set in the
+ * environment, is tried alone). *why lists what was tried on failure. */
+void *wk_gpu_dlopen_first(const char *env_override, const char *const *names, char *why, size_t why_cap);
+/* Stores dlsym(lib, symbol) into the function pointer at fn_slot; false when the symbol is missing.
+ * (POSIX allows the object-to-function pointer conversion; ISO C does not, hence the copy.) */
+bool wk_gpu_dlsym(void *lib, const char *symbol, void *fn_slot);
+
+#endif

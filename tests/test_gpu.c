@@ -1,0 +1,151 @@
+/* test_gpu.c: what only a GPU backend has: index errors found on the device and reported at the next
+ * synchronisation naming the op (with in-place targets unchanged), out-of-memory as a status with nothing
+ * leaked, transfers between devices, and the kernel/library paths reported by `wick devices`.
+ * Exits 77 (ctest: skipped) when this build reaches no GPU: never counted as passed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wick.h"
+
+static int checks, failures;
+
+#define CHECK(cond, ...)                                                                                    \
+    do {                                                                                                    \
+        checks++;                                                                                           \
+        if (!(cond)) {                                                                                      \
+            failures++;                                                                                     \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                     \
+            printf(__VA_ARGS__);                                                                            \
+            printf(" (last error: %s)\n", wk_last_error());                                                 \
+        }                                                                                                   \
+    } while (0)
+
+static wk_tensor *from_f32(wk_device *dev, int rank, const int64_t *shape, const float *v)
+{
+    wk_tensor *t = NULL;
+    if (wk_tensor_from_host(dev, WK_F32, rank, shape, v, &t) != WK_OK)
+        printf("from_host failed: %s\n", wk_last_error());
+    return t;
+}
+
+/* An op queued with a bad index: the queueing call may succeed; the next sync must fail naming the op,
+ * and the sync after that must be clean again. */
+static void expect_fault_at_sync(wk_device *dev, wk_status queued, const char *op)
+{
+    wk_status s = queued == WK_OK ? wk_device_sync(dev) : queued;
+    CHECK(s == WK_ERR_INDEX_OUT_OF_RANGE, "%s: status %s, want WK_ERR_INDEX_OUT_OF_RANGE", op, wk_status_string(s));
+    CHECK(strstr(wk_last_error(), op) != NULL, "%s: message does not name the op: %s", op, wk_last_error());
+    CHECK(wk_device_sync(dev) == WK_OK, "%s: the fault was reported twice", op);
+}
+
+static void test_index_faults(wk_device *dev)
+{
+    float xv[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, src[6] = {-1, -2, -3, -4, -5, -6}, back[12];
+    int64_t xs[2] = {4, 3}, is[1] = {2}, ss[2] = {2, 3};
+    int64_t bad_ids[2] = {1, 4}, bad_big[2] = {0, (int64_t)1 << 40};
+    wk_tensor *x = from_f32(dev, 2, xs, xv), *s = from_f32(dev, 2, ss, src), *ids = NULL, *big = NULL, *o = NULL;
+    wk_tensor_from_host(dev, WK_I64, 1, is, bad_ids, &ids);
+    wk_tensor_from_host(dev, WK_I64, 1, is, bad_big, &big);
+    if (!x || !s || !ids || !big) {
+        CHECK(0, "setup");
+        goto done;
+    }
+    expect_fault_at_sync(dev, wk_index_select(x, 0, ids, &o), "index_select");
+    wk_tensor_release(o), o = NULL;
+    expect_fault_at_sync(dev, wk_index_select(x, 0, big, &o), "index_select");
+    wk_tensor_release(o), o = NULL;
+    expect_fault_at_sync(dev, wk_index_add_inplace(x, 0, ids, s), "index_add");
+    CHECK(wk_tensor_to_host(x, back, sizeof back) == WK_OK && memcmp(back, xv, sizeof xv) == 0,
+          "index_add changed x although an index was bad");
+    /* gather / scatter: ids of x's rank. */
+    int64_t gs[2] = {2, 3}, gbad[6] = {0, 1, 2, 3, 0, 9};
+    wk_tensor *gids = NULL;
+    wk_tensor_from_host(dev, WK_I64, 2, gs, gbad, &gids);
+    expect_fault_at_sync(dev, wk_gather(x, 0, gids, &o), "gather");
+    wk_tensor_release(o), o = NULL;
+    expect_fault_at_sync(dev, wk_scatter_inplace(x, 0, gids, s), "scatter");
+    CHECK(wk_tensor_to_host(x, back, sizeof back) == WK_OK && memcmp(back, xv, sizeof xv) == 0,
+          "scatter changed x although an index was bad");
+    /* A fault must surface at to_host too (it synchronises). */
+    wk_tensor *sel = NULL;
+    if (wk_index_select(x, 0, ids, &sel) == WK_OK) {
+        float tmp[6];
+        wk_status st = wk_tensor_to_host(sel, tmp, sizeof tmp);
+        CHECK(st == WK_ERR_INDEX_OUT_OF_RANGE, "to_host after a bad index_select: %s", wk_status_string(st));
+        wk_device_sync(dev);
+    }
+    wk_tensor_release(sel);
+    wk_tensor_release(gids);
+done:
+    wk_tensor_release(x);
+    wk_tensor_release(s);
+    wk_tensor_release(ids);
+    wk_tensor_release(big);
+}
+
+static void test_out_of_memory(wk_device *dev)
+{
+    int64_t huge[2] = {(int64_t)1 << 26, (int64_t)1 << 22}; /* 2^48 f32 = 1 PiB */
+    wk_tensor *t = NULL;
+    wk_status s = wk_tensor_empty(dev, WK_F32, 2, huge, &t);
+    CHECK(s == WK_ERR_OUT_OF_MEMORY && t == NULL, "1 PiB allocation: %s", wk_status_string(s));
+    /* The device still works afterwards. */
+    int64_t small[1] = {1000};
+    s = wk_full(dev, WK_F32, 1, small, 2.5, &t);
+    float v[1000];
+    CHECK(s == WK_OK && wk_tensor_to_host(t, v, sizeof v) == WK_OK && v[999] == 2.5f, "allocation after OOM");
+    wk_tensor_release(t);
+}
+
+static void test_transfers(wk_device *dev)
+{
+    wk_device *cpu = NULL;
+    wk_device_get("cpu", &cpu);
+    float v[6] = {1, -2, 3.5f, 4, 5, 6}, back[6];
+    int64_t sh[2] = {2, 3};
+    wk_tensor *h = from_f32(cpu, 2, sh, v), *g = NULL, *g2 = NULL, *h2 = NULL, *tr = NULL, *gt = NULL;
+    CHECK(wk_to_device(h, dev, &g) == WK_OK, "cpu -> gpu");
+    CHECK(wk_to_device(g, dev, &g2) == WK_OK, "gpu -> same gpu");
+    CHECK(wk_to_device(g2, cpu, &h2) == WK_OK && wk_tensor_to_host(h2, back, sizeof back) == WK_OK &&
+              memcmp(back, v, sizeof v) == 0, "round trip cpu -> gpu -> gpu -> cpu");
+    /* A transposed view on the GPU comes back in logical order. */
+    if (g && wk_transpose(g, 0, 1, &tr) == WK_OK && wk_to_device(tr, cpu, &gt) == WK_OK) {
+        float t[6];
+        CHECK(wk_tensor_to_host(gt, t, sizeof t) == WK_OK && t[1] == v[3] && t[2] == v[1], "transposed view to cpu");
+    }
+    wk_tensor_release(h), wk_tensor_release(g), wk_tensor_release(g2), wk_tensor_release(h2);
+    wk_tensor_release(tr), wk_tensor_release(gt);
+}
+
+int main(void)
+{
+    int ran = 0;
+    for (int b = 0; b < wk_backend_count(); b++) {
+        wk_backend_info info;
+        if (wk_backend_info_get(b, &info) != WK_OK || strcmp(info.name, "cpu") == 0)
+            continue;
+        if (!info.available) {
+            printf("SKIPPED backend %s: %s\n", info.name, info.detail);
+            continue;
+        }
+        for (int d = 0; d < info.device_count; d++) {
+            char name[32];
+            wk_device *dev = NULL;
+            snprintf(name, sizeof name, "%s:%d", info.name, d);
+            if (wk_device_get(name, &dev) != WK_OK) {
+                CHECK(0, "open %s", name);
+                continue;
+            }
+            printf("testing %s (%s)\n", name, info.detail);
+            test_index_faults(dev);
+            test_out_of_memory(dev);
+            test_transfers(dev);
+            ran++;
+        }
+    }
+    printf("%d checks, %d failures on %d GPU device(s)\n", checks, failures, ran);
+    if (failures)
+        return 1;
+    return ran ? 0 : 77;
+}
