@@ -25,7 +25,8 @@ struct wk_backend {
     wk_status (*device)(int ordinal, wk_device **out);
     /* bytes may be 0; *ptr is then any value free() accepts. Failure: WK_ERR_OUT_OF_MEMORY. */
     wk_status (*alloc)(wk_device *dev, size_t bytes, void **ptr);
-    void (*free)(wk_device *dev, void *ptr);
+    /* bytes: what alloc was asked for (lets a backend keep size-class caches). */
+    void (*free)(wk_device *dev, void *ptr, size_t bytes);
     /* Host <-> device copies of contiguous bytes; dst/src device addresses include any offset.
      * download waits for queued work that writes src. */
     wk_status (*upload)(wk_device *dev, void *dst, const void *src, size_t bytes);

@@ -70,7 +70,7 @@ if(op)
 endif()
 
 # bench --json on one small op.
-execute_process(COMMAND "${WICK}" bench --quick --json --op add RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+execute_process(COMMAND "${WICK}" bench --quick --json --op add --device cpu RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 check_json_lines("bench --quick --json --op add" "${out}")
 string(JSON failed GET "${last}" failed)
 string(JSON timed GET "${last}" timed)

@@ -1,5 +1,5 @@
-/* bench_cases.c: the cases `wick bench` times (element-wise, casts, layouts, reductions, norms, sort,
- * indexing, pooling, resampling, conv2d, matmul), each at a full and a --quick size. */
+/* bench_cases.c: the cases `wick bench` times (element-wise, casts, copies, reductions, norms, sort,
+ * indexing, pooling, resampling, conv2d, matmul, the host cost of a tiny op), each at a CPU, GPU and --quick size. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +31,36 @@ static void store_value(wk_dtype dt, void *buf, int64_t i, double v)
     }
 }
 
+bool bench_is_cpu(const wk_device *dev) { return strcmp(wk_device_name(dev), "cpu") == 0; }
+
+const int64_t *bench_shape(const bench_case *c, bool quick, bool gpu)
+{
+    return quick ? c->quick : gpu && c->gpu[0] ? c->gpu : c->full;
+}
+
+/* Integers: uniform f64, truncated by the cast, clamped because rounding may give hi. */
+static wk_status device_random(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, double lo, double hi,
+                               wk_tensor **out)
+{
+    static uint64_t seed = 0x5eed;
+    if (wk_dtype_is_float(dt))
+        return wk_rand_uniform(dev, dt, rank, shape, seed++, lo, hi, out);
+    wk_tensor *u = NULL, *i = NULL;
+    wk_status s = wk_rand_uniform(dev, WK_F64, rank, shape, seed++, lo, hi, &u);
+    if (s == WK_OK)
+        s = wk_cast(u, dt, &i);
+    wk_tensor_release(u);
+    if (s == WK_OK)
+        s = wk_clamp(i, lo, hi - 1, out);
+    wk_tensor_release(i);
+    return s;
+}
+
 wk_status bench_random(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, double lo, double hi,
                        wk_tensor **out)
 {
+    if (!bench_is_cpu(dev) && device_random(dev, dt, rank, shape, lo, hi, out) == WK_OK)
+        return WK_OK;
     static uint64_t state = 0x9e3779b97f4a7c15ull;
     int64_t n = 1;
     for (int d = 0; d < rank; d++)
@@ -101,14 +128,16 @@ static wk_status setup_indices(const bench_case *c, wk_device *dev, bench_inputs
     return WK_OK;
 }
 
-/* ResNet-ish 3x3 conv with C -> C channels, padding 1 (spatial size kept), with bias. */
+/* conv2d with param = {out channels, kernel (square), stride, padding}, with bias. */
 static wk_status setup_conv2d(const bench_case *c, wk_device *dev, bench_inputs *in)
 {
     const int64_t *x = main_shape(in);
-    int64_t w_shape[4] = {x[1], x[1], 3, 3};
+    int64_t o = c->param[0], k = c->param[1], stride = c->param[2], pad = c->param[3];
+    int64_t w_shape[4] = {o, x[1], k, k};
     WK_BENCH_TRY(add_input(in, dev, c->dtype, 4, w_shape, -0.1, 0.1));
-    WK_BENCH_TRY(add_input(in, dev, c->dtype, 1, &x[1], -0.1, 0.1));
-    in->flops = 2.0 * (double)(x[0] * x[1] * x[2] * x[3]) * (double)(x[1] * 9);
+    WK_BENCH_TRY(add_input(in, dev, c->dtype, 1, &o, -0.1, 0.1));
+    int64_t ho = (x[2] + 2 * pad - k) / stride + 1, wo = (x[3] + 2 * pad - k) / stride + 1;
+    in->flops = 2.0 * (double)(x[0] * o * ho * wo) * (double)(x[1] * k * k);
     return WK_OK;
 }
 
@@ -120,6 +149,15 @@ static wk_status setup_matmul(const bench_case *c, wk_device *dev, bench_inputs 
     in->flops = 2.0 * (double)a[0] * (double)a[1] * (double)a[1];
     snprintf(in->shape, sizeof in->shape, "%lldx%lld @ %lldx%lld", (long long)a[0], (long long)a[1],
              (long long)a[1], (long long)a[1]);
+    return WK_OK;
+}
+
+/* Two 1-element f32 tensors; one run is param[0] adds back to back. */
+static wk_status setup_tiny(const bench_case *c, wk_device *dev, bench_inputs *in)
+{
+    WK_BENCH_TRY(setup_same(c, dev, in));
+    in->calls = c->param[0];
+    snprintf(in->shape, sizeof in->shape, "1, %d calls", c->param[0]);
     return WK_OK;
 }
 
@@ -193,10 +231,11 @@ static wk_status run_index_add(const bench_case *c, const bench_inputs *in, wk_t
 {
     return wk_index_add(in->t[0], c->param[0], in->t[1], in->t[2], out);
 }
-/* ResNet stem pooling: 3x3 window, stride 2, padding 1. */
+/* param = {WK_REDUCE_MAX or WK_REDUCE_MEAN, kernel, stride, padding} (square). */
 static wk_status run_pool(const bench_case *c, const bench_inputs *in, wk_tensor **out)
 {
-    wk_pool_params p = {.kernel = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .ceil_mode = false,
+    int64_t k = c->param[1], st = c->param[2], pad = c->param[3];
+    wk_pool_params p = {.kernel = {k, k}, .stride = {st, st}, .padding = {pad, pad}, .ceil_mode = false,
                         .count_include_pad = true};
     return c->param[0] == WK_REDUCE_MAX ? wk_max_pool2d(in->t[0], &p, out) : wk_avg_pool2d(in->t[0], &p, out);
 }
@@ -210,9 +249,9 @@ static wk_status run_upsample(const bench_case *c, const bench_inputs *in, wk_te
 }
 static wk_status run_conv2d(const bench_case *c, const bench_inputs *in, wk_tensor **out)
 {
-    (void)c;
     wk_conv_params p = wk_conv_params_default();
-    p.padding[0] = p.padding[1] = 1;
+    p.stride[0] = p.stride[1] = c->param[2];
+    p.padding[0] = p.padding[1] = c->param[3];
     return wk_conv2d(in->t[0], in->t[1], in->t[2], &p, out);
 }
 static wk_status run_matmul(const bench_case *c, const bench_inputs *in, wk_tensor **out)
@@ -221,52 +260,121 @@ static wk_status run_matmul(const bench_case *c, const bench_inputs *in, wk_tens
     return wk_matmul(in->t[0], in->t[1], out);
 }
 
+/* The host cost of an op: every output is released at once, as a caller chaining tiny ops would. */
+static wk_status run_tiny(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    for (int64_t i = 0; i < in->calls; i++) {
+        wk_tensor *o = NULL;
+        WK_BENCH_TRY(wk_binary(WK_BINARY_ADD, in->t[0], in->t[1], &o));
+        if (i + 1 < in->calls)
+            wk_tensor_release(o);
+        else
+            *out = o;
+    }
+    return WK_OK;
+}
+
 /* ---------------------------------------------------------------- the table */
 
 #define N_FULL 67108864 /* 64M elements: 256 MiB of f32, far beyond any cache */
 #define N_QUICK 4194304
+#define N_GPU 268435456 /* 256M elements: 1 GiB of f32 per tensor, 20x an H100's L2 */
 #define VEC(name, var_, dt, lo_, hi_, p0, setup_, run_)                                                      \
     {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = dt, .rank = 1, .full = {N_FULL},          \
-     .quick = {N_QUICK}, .lo = lo_, .hi = hi_, .param = {p0, 0}, .setup = setup_, .run = run_}
-#define MAT(name, var_, r, c_, qr, qc, tr, p0, p1, setup_, run_)                                            \
-    {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = WK_F32, .rank = 2, .full = {r, c_},       \
-     .quick = {qr, qc}, .lo = -2, .hi = 2, .transposed = tr, .param = {p0, p1}, .setup = setup_, .run = run_}
-#define NCHW(name, var_, n, ch, hw, qn, p0, unit_, setup_, run_)                                            \
-    {.op = name, .variant = var_, .unit = unit_, .dtype = WK_F32, .rank = 4, .full = {n, ch, hw, hw},     \
-     .quick = {qn, ch, hw, hw}, .lo = -2, .hi = 2, .param = {p0, 0}, .setup = setup_, .run = run_}
-#define MATMUL(var_, dt, n, qn)                                                                             \
+     .quick = {N_QUICK}, .gpu = {N_GPU}, .lo = lo_, .hi = hi_, .param = {p0}, .setup = setup_, .run = run_}
+#define VEC_GPU(name, var_, dt, lo_, hi_, p0, setup_, run_)                                                  \
+    {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = dt, .rank = 1, .quick = {N_QUICK},        \
+     .gpu = {N_GPU}, .gpu_only = true, .lo = lo_, .hi = hi_, .param = {p0}, .setup = setup_, .run = run_}
+/* A matrix (r, c) on the CPU, (qr, qc) with --quick, (gr, gc) on a GPU. */
+#define MAT(name, var_, dt, r, c_, qr, qc, gr, gc, tr, p0, p1, setup_, run_)                                \
+    {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = dt, .rank = 2, .full = {r, c_},           \
+     .quick = {qr, qc}, .gpu = {gr, gc}, .lo = -2, .hi = 2, .transposed = tr, .param = {p0, p1},          \
+     .setup = setup_, .run = run_}
+#define MAT_GPU(name, var_, dt, qr, qc, gr, gc, p0, p1, setup_, run_)                                       \
+    {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = dt, .rank = 2, .quick = {qr, qc},         \
+     .gpu = {gr, gc}, .gpu_only = true, .lo = -2, .hi = 2, .param = {p0, p1}, .setup = setup_, .run = run_}
+/* ResNet's pooling input (32, 64, 112, 112) on the CPU and GPU; op, kernel, stride, padding. */
+#define POOL(name, var_, gpu_only_, op_, k, s_, p_)                                                          \
+    {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = WK_F32, .rank = 4, .full = {32, 64, 112, 112}, \
+     .quick = {2, 64, 112, 112}, .gpu = {32, 64, 112, 112}, .gpu_only = gpu_only_, .lo = -2, .hi = 2,       \
+     .param = {op_, k, s_, p_}, .run = run_pool}
+#define UPSAMPLE(name, var_, bilinear)                                                                       \
+    {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = WK_F32, .rank = 4, .full = {32, 64, 56, 56}, \
+     .quick = {2, 64, 56, 56}, .gpu = {32, 64, 128, 128}, .lo = -2, .hi = 2, .param = {bilinear},           \
+     .run = run_upsample}
+/* x (n, c, hw, hw) (qn images with --quick) into o channels with a k x k kernel, stride s, padding p, bias. */
+#define CONV(var_, dt, gpu_only_, n, c_, hw, o, k, s_, p_, qn)                                               \
+    {.op = "conv2d", .variant = var_, .unit = BENCH_FLOPS, .dtype = dt, .rank = 4, .full = {n, c_, hw, hw}, \
+     .quick = {qn, c_, hw, hw}, .gpu_only = gpu_only_, .lo = -2, .hi = 2, .param = {o, k, s_, p_},         \
+     .setup = setup_conv2d, .run = run_conv2d}
+#define MATMUL(var_, dt, n, qn, gn)                                                                         \
     {.op = "matmul", .variant = var_, .unit = BENCH_FLOPS, .dtype = dt, .rank = 2, .full = {n, n},        \
-     .quick = {qn, qn}, .lo = -1, .hi = 1, .setup = setup_matmul, .run = run_matmul}
+     .quick = {qn, qn}, .gpu = {gn, gn}, .lo = -1, .hi = 1, .setup = setup_matmul, .run = run_matmul}
 
 static const bench_case cases[] = {
     VEC("add", "f32", WK_F32, -2, 2, WK_BINARY_ADD, setup_same, run_binary),
     VEC("mul", "f32", WK_F32, -2, 2, WK_BINARY_MUL, setup_same, run_binary),
     VEC("exp", "f32", WK_F32, -2, 2, WK_UNARY_EXP, NULL, run_unary),
     VEC("cast", "f32->f16", WK_F32, -100, 100, WK_F16, NULL, run_cast),
+    VEC_GPU("cast", "f32->bf16", WK_F32, -100, 100, WK_BF16, NULL, run_cast),
+    VEC_GPU("cast", "f16->f32", WK_F16, -100, 100, WK_F32, NULL, run_cast),
     VEC("cast", "f32->f64", WK_F32, -100, 100, WK_F64, NULL, run_cast),
     VEC("cast", "f32->i32", WK_F32, -100, 100, WK_I32, NULL, run_cast),
+    VEC_GPU("copy", "f32 contiguous", WK_F32, -2, 2, 0, NULL, run_contiguous),
     VEC("where", "u8 ? f32 : f32", WK_F32, -2, 2, 0, setup_where, run_where),
     VEC("affine", "f32", WK_F32, -2, 2, 0, NULL, run_affine),
-    MAT("contiguous", "f32 transposed", 8192, 8192, 2048, 2048, true, 0, 0, NULL, run_contiguous),
-    MAT("sum", "f32 last dim", 8192, 8192, 2048, 2048, false, WK_REDUCE_SUM, -1, NULL, run_reduce),
-    MAT("sum", "f32 dim 0", 8192, 8192, 2048, 2048, false, WK_REDUCE_SUM, 0, NULL, run_reduce),
-    MAT("max", "f32 last dim", 8192, 8192, 2048, 2048, false, WK_REDUCE_MAX, -1, NULL, run_reduce),
-    MAT("max", "f32 dim 0", 8192, 8192, 2048, 2048, false, WK_REDUCE_MAX, 0, NULL, run_reduce),
-    MAT("softmax", "f32 last dim", 8192, 4096, 1024, 1024, false, 0, 0, NULL, run_softmax),
-    MAT("layer_norm", "f32 w b", 8192, 4096, 1024, 1024, false, 2, 0, setup_norm_weights, run_layer_norm),
-    MAT("rms_norm", "f32 w", 8192, 4096, 1024, 1024, false, 1, 0, setup_norm_weights, run_rms_norm),
-    MAT("argsort", "f32 last dim", 2048, 4096, 256, 1024, false, 0, 0, NULL, run_argsort),
-    MAT("index_select", "f32 dim 0 i64", 32768, 1024, 4096, 256, false, 0, 0, setup_indices, run_index_select),
-    MAT("gather", "f32 dim 1 i64", 4096, 4096, 512, 512, false, 1, 0, setup_indices, run_gather),
-    MAT("scatter_add", "f32 dim 1 i64", 4096, 4096, 512, 512, false, 1, 1, setup_indices, run_scatter_add),
-    MAT("index_add", "f32 dim 0 i64", 32768, 1024, 4096, 256, false, 0, 1, setup_indices, run_index_add),
-    NCHW("max_pool2d", "f32 3x3 s2 p1", 32, 64, 112, 2, WK_REDUCE_MAX, BENCH_BYTES, NULL, run_pool),
-    NCHW("avg_pool2d", "f32 3x3 s2 p1", 32, 64, 112, 2, WK_REDUCE_MEAN, BENCH_BYTES, NULL, run_pool),
-    NCHW("upsample_nearest2d", "f32 2x", 32, 64, 56, 2, 0, BENCH_BYTES, NULL, run_upsample),
-    NCHW("upsample_bilinear2d", "f32 2x", 32, 64, 56, 2, 1, BENCH_BYTES, NULL, run_upsample),
-    NCHW("conv2d", "f32 3x3 64->64 p1 bias", 32, 64, 56, 4, 0, BENCH_FLOPS, setup_conv2d, run_conv2d),
-    MATMUL("f32", WK_F32, 2048, 1024),
-    MATMUL("bf16", WK_BF16, 2048, 1024),
+    MAT("contiguous", "f32 transposed", WK_F32, 8192, 8192, 2048, 2048, 16384, 16384, true, 0, 0, NULL,
+        run_contiguous),
+    MAT("sum", "f32 last dim", WK_F32, 8192, 8192, 2048, 2048, 16384, 16384, false, WK_REDUCE_SUM, -1, NULL,
+        run_reduce),
+    MAT("sum", "f32 dim 0", WK_F32, 8192, 8192, 2048, 2048, 16384, 16384, false, WK_REDUCE_SUM, 0, NULL,
+        run_reduce),
+    MAT("max", "f32 last dim", WK_F32, 8192, 8192, 2048, 2048, 16384, 16384, false, WK_REDUCE_MAX, -1, NULL,
+        run_reduce),
+    MAT("max", "f32 dim 0", WK_F32, 8192, 8192, 2048, 2048, 16384, 16384, false, WK_REDUCE_MAX, 0, NULL,
+        run_reduce),
+    MAT("softmax", "f32 last dim", WK_F32, 8192, 4096, 1024, 1024, 32768, 4096, false, 0, 0, NULL, run_softmax),
+    MAT_GPU("softmax", "f32 last dim", WK_F32, 512, 8192, 16384, 8192, 0, 0, NULL, run_softmax),
+    MAT_GPU("softmax", "bf16 last dim", WK_BF16, 1024, 4096, 32768, 4096, 0, 0, NULL, run_softmax),
+    MAT("layer_norm", "f32 w b", WK_F32, 8192, 4096, 1024, 1024, 32768, 4096, false, 2, 0, setup_norm_weights,
+        run_layer_norm),
+    MAT_GPU("layer_norm", "f32 w b", WK_F32, 512, 8192, 16384, 8192, 2, 0, setup_norm_weights, run_layer_norm),
+    MAT_GPU("layer_norm", "bf16 w b", WK_BF16, 1024, 4096, 32768, 4096, 2, 0, setup_norm_weights,
+            run_layer_norm),
+    MAT("rms_norm", "f32 w", WK_F32, 8192, 4096, 1024, 1024, 32768, 4096, false, 1, 0, setup_norm_weights,
+        run_rms_norm),
+    MAT("argsort", "f32 last dim", WK_F32, 2048, 4096, 256, 1024, 16384, 4096, false, 0, 0, NULL, run_argsort),
+    MAT("index_select", "f32 dim 0 i64", WK_F32, 32768, 1024, 4096, 256, 131072, 1024, false, 0, 0,
+        setup_indices, run_index_select),
+    MAT("gather", "f32 dim 1 i64", WK_F32, 4096, 4096, 512, 512, 8192, 8192, false, 1, 0, setup_indices,
+        run_gather),
+    MAT("scatter_add", "f32 dim 1 i64", WK_F32, 4096, 4096, 512, 512, 8192, 8192, false, 1, 1, setup_indices,
+        run_scatter_add),
+    MAT("index_add", "f32 dim 0 i64", WK_F32, 32768, 1024, 4096, 256, 131072, 1024, false, 0, 1, setup_indices,
+        run_index_add),
+    POOL("max_pool2d", "f32 3x3 s2 p1", false, WK_REDUCE_MAX, 3, 2, 1),
+    POOL("max_pool2d", "f32 2x2 s2", true, WK_REDUCE_MAX, 2, 2, 0),
+    POOL("avg_pool2d", "f32 3x3 s2 p1", false, WK_REDUCE_MEAN, 3, 2, 1),
+    POOL("avg_pool2d", "f32 2x2 s2", true, WK_REDUCE_MEAN, 2, 2, 0),
+    UPSAMPLE("upsample_nearest2d", "f32 2x", 0),
+    UPSAMPLE("upsample_bilinear2d", "f32 2x", 1),
+    /* ResNet-50's convolutions at batch 32. */
+    CONV("f32 3x3 64->64 p1 bias", WK_F32, false, 32, 64, 56, 64, 3, 1, 1, 4),
+    CONV("f32 1x1 256->64 bias", WK_F32, true, 32, 256, 56, 64, 1, 1, 0, 2),
+    CONV("f32 3x3 128->128 p1 bias", WK_F32, true, 32, 128, 28, 128, 3, 1, 1, 2),
+    CONV("f32 3x3 512->512 p1 bias", WK_F32, true, 32, 512, 7, 512, 3, 1, 1, 2),
+    CONV("f32 7x7 3->64 s2 p3 bias", WK_F32, true, 32, 3, 224, 64, 7, 2, 3, 2),
+    CONV("bf16 3x3 64->64 p1 bias", WK_BF16, true, 32, 64, 56, 64, 3, 1, 1, 2),
+    CONV("bf16 1x1 256->64 bias", WK_BF16, true, 32, 256, 56, 64, 1, 1, 0, 2),
+    CONV("bf16 3x3 128->128 p1 bias", WK_BF16, true, 32, 128, 28, 128, 3, 1, 1, 2),
+    CONV("bf16 3x3 512->512 p1 bias", WK_BF16, true, 32, 512, 7, 512, 3, 1, 1, 2),
+    CONV("bf16 7x7 3->64 s2 p3 bias", WK_BF16, true, 32, 3, 224, 64, 7, 2, 3, 2),
+    MATMUL("f32", WK_F32, 2048, 1024, 4096),
+    MATMUL("bf16", WK_BF16, 2048, 1024, 8192),
+    /* What one op costs the caller when the device work is nothing: dispatch, output allocation, launch. */
+    {.op = "tiny_add", .variant = "f32", .unit = BENCH_CALLS, .dtype = WK_F32, .rank = 1, .full = {1},
+     .quick = {1}, .lo = -2, .hi = 2, .param = {20000}, .setup = setup_tiny, .run = run_tiny},
 };
 
 const bench_case *bench_cases(int *count)

@@ -28,7 +28,7 @@ void wk_contiguous_strides(int rank, const int64_t *shape, int64_t *strides)
 static void storage_release(wk_storage *s)
 {
     if (s && atomic_fetch_sub(&s->refcount, 1) == 1) {
-        s->device->backend->free(s->device, s->data);
+        s->device->backend->free(s->device, s->data, s->bytes);
         free(s);
     }
 }

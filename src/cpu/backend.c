@@ -66,9 +66,10 @@ wk_status wk_cpu_alloc(wk_device *dev, size_t bytes, void **ptr)
     return WK_OK;
 }
 
-void wk_cpu_free(wk_device *dev, void *ptr)
+void wk_cpu_free(wk_device *dev, void *ptr, size_t bytes)
 {
     (void)dev;
+    (void)bytes;
     free(ptr);
 }
 

@@ -52,7 +52,7 @@ static inline int64_t wk_cpu_load_index(wk_dtype dt, const void *base, int64_t i
 wk_status wk_cpu_probe(wk_backend_info *info);
 wk_status wk_cpu_device(int ordinal, wk_device **out);
 wk_status wk_cpu_alloc(wk_device *dev, size_t bytes, void **ptr);
-void wk_cpu_free(wk_device *dev, void *ptr);
+void wk_cpu_free(wk_device *dev, void *ptr, size_t bytes);
 wk_status wk_cpu_upload(wk_device *dev, void *dst, const void *src, size_t bytes);
 wk_status wk_cpu_download(wk_device *dev, void *dst, const void *src, size_t bytes);
 wk_status wk_cpu_sync(wk_device *dev);

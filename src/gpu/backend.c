@@ -8,6 +8,10 @@
 #include "gpu/runtime.h"
 
 #define MAX_IMAGES 32
+/* Small-block cache: size classes of 2^8 .. 2^20 bytes, a few blocks each. */
+#define CACHE_MIN_SHIFT 8
+#define CACHE_CLASSES 13
+#define CACHE_DEPTH 32
 
 typedef struct fn_entry {
     char *name;
@@ -26,6 +30,11 @@ struct wk_gpu_dev {
     pthread_mutex_t lock; /* guards the function table */
     fn_entry *fns;        /* open addressing, power-of-two capacity */
     size_t fn_cap, fn_count;
+    bool fns_complete;    /* every module's kernels were listed: a miss needs no module lookups */
+    /* Freed tensor storage of small sizes, reused without a driver call (see gpu_alloc). */
+    pthread_mutex_t cache_lock;
+    void *cache[CACHE_CLASSES][CACHE_DEPTH];
+    int cache_count[CACHE_CLASSES];
 };
 
 /* Per vendor: its devices, opened on first use and kept for the process. */
@@ -66,12 +75,26 @@ const char *wk_gpu_sfx(wk_dtype dt)
     return (unsigned)dt < WK_DTYPE_COUNT ? names[dt] : "invalid";
 }
 
+/* Grid-stride kernels get at most this many waves of full occupancy (2048 resident threads per
+ * multiprocessor): enough to keep every SM busy while a loop amortises block start-up.
+ * WICK_GPU_GRID_WAVES overrides it (a tuning knob for benchmarks). */
+static int64_t grid_waves(void)
+{
+    static int64_t waves = 0;
+    if (waves == 0) {
+        const char *v = getenv("WICK_GPU_GRID_WAVES");
+        long long w = v ? atoll(v) : 0;
+        waves = w > 0 ? w : 4;
+    }
+    return waves;
+}
+
 unsigned wk_gpu_blocks(const wk_gpu_dev *d, int64_t n, unsigned threads)
 {
     int64_t need = (n + threads - 1) / threads;
-    /* Four waves of full occupancy (2048 resident threads per multiprocessor) keep every SM busy while a
-     * grid-stride loop amortises block start-up. */
-    int64_t cap = (int64_t)d->props.sm_count * (2048 / threads) * 4;
+    int64_t cap = (int64_t)d->props.sm_count * (2048 / threads) * grid_waves();
+    if (cap > 0x7fffffff)
+        cap = 0x7fffffff;
     if (cap < 1)
         cap = 1;
     if (need > cap)
@@ -129,10 +152,49 @@ wk_status wk_gpu_copy_d2d(wk_gpu_dev *d, void *dst, const void *src, size_t byte
     return bytes ? d->rt->copy_d2d(d->stream, dst, src, bytes) : WK_OK;
 }
 
+/* Size class of a small allocation, or -1. Tiny ops allocate and free an output per call: reusing
+ * freed blocks of the same class on the same stream skips the driver (stream order keeps it safe: a
+ * block is reused only by work queued after the work that last used it). */
+static int cache_class(size_t bytes)
+{
+    if (bytes == 0 || bytes > ((size_t)1 << (CACHE_MIN_SHIFT + CACHE_CLASSES - 1)))
+        return -1;
+    int c = 0;
+    while (((size_t)1 << (CACHE_MIN_SHIFT + c)) < bytes)
+        c++;
+    return c;
+}
+
+/* Gives every cached block back to the pool (on out of memory, so the driver can reuse it). */
+static void cache_release(wk_gpu_dev *d)
+{
+    pthread_mutex_lock(&d->cache_lock);
+    for (int c = 0; c < CACHE_CLASSES; c++)
+        while (d->cache_count[c] > 0)
+            wk_gpu_free(d, d->cache[c][--d->cache_count[c]]);
+    pthread_mutex_unlock(&d->cache_lock);
+}
+
 static wk_status gpu_alloc(wk_device *dev, size_t bytes, void **ptr)
 {
     wk_gpu_dev *d = enter(dev);
-    wk_status s = wk_gpu_malloc(d, bytes, ptr);
+    int c = cache_class(bytes);
+    wk_status s = WK_OK;
+    *ptr = NULL;
+    if (c >= 0) {
+        pthread_mutex_lock(&d->cache_lock);
+        if (d->cache_count[c] > 0)
+            *ptr = d->cache[c][--d->cache_count[c]];
+        pthread_mutex_unlock(&d->cache_lock);
+    }
+    if (!*ptr) {
+        size_t size = c >= 0 ? (size_t)1 << (CACHE_MIN_SHIFT + c) : bytes;
+        s = wk_gpu_malloc(d, size, ptr);
+        if (s == WK_ERR_OUT_OF_MEMORY) {
+            cache_release(d);
+            s = wk_gpu_malloc(d, size, ptr);
+        }
+    }
     /* WICK_POISON=1: fresh memory is all ones (NaN for floats) so a test sees unwritten elements. */
     if (s == WK_OK && bytes) {
         static int poison = -1;
@@ -146,7 +208,21 @@ static wk_status gpu_alloc(wk_device *dev, size_t bytes, void **ptr)
     return s;
 }
 
-static void gpu_free(wk_device *dev, void *ptr) { wk_gpu_free(enter(dev), ptr); }
+static void gpu_free(wk_device *dev, void *ptr, size_t bytes)
+{
+    wk_gpu_dev *d = enter(dev);
+    int c = cache_class(bytes);
+    if (ptr && c >= 0) {
+        pthread_mutex_lock(&d->cache_lock);
+        bool kept = d->cache_count[c] < CACHE_DEPTH;
+        if (kept)
+            d->cache[c][d->cache_count[c]++] = ptr;
+        pthread_mutex_unlock(&d->cache_lock);
+        if (kept)
+            return;
+    }
+    wk_gpu_free(d, ptr);
+}
 
 static wk_status gpu_upload(wk_device *dev, void *dst, const void *src, size_t bytes)
 {
@@ -240,7 +316,7 @@ static wk_status find_function(wk_gpu_dev *d, const char *name, wk_gpu_handle *o
                 return WK_OK;
             }
     }
-    for (int m = 0; m < d->module_count && !*out && s == WK_OK; m++)
+    for (int m = 0; m < d->module_count && !*out && s == WK_OK && !d->fns_complete; m++)
         s = d->rt->function_get(d->modules[m], name, out);
     if (s == WK_OK && !*out)
         s = wk_error(WK_ERR_UNSUPPORTED, "kernel %s: not in this build's %s kernels (a wick bug: please report)",
@@ -330,8 +406,43 @@ static wk_status gpu_probe(vendor_state *v, wk_backend_info *info)
 static void dev_destroy(wk_gpu_dev *d)
 {
     /* Contexts, streams and modules belong to the process once opened; only host memory is ours here. */
+    for (size_t i = 0; i < d->fn_cap; i++)
+        free(d->fns[i].name);
+    free(d->fns);
     pthread_mutex_destroy(&d->lock);
+    pthread_mutex_destroy(&d->cache_lock);
     free(d);
+}
+
+typedef struct list_ctx {
+    wk_gpu_dev *d;
+    wk_status status;
+} list_ctx;
+
+static void add_listed(void *ctx, const char *name, wk_gpu_handle fn)
+{
+    list_ctx *l = ctx;
+    char *copy = l->status == WK_OK ? strdup(name) : NULL;
+    if (l->status != WK_OK)
+        return;
+    l->status = copy ? fn_insert(l->d, copy, fn) : wk_error(WK_ERR_OUT_OF_MEMORY, "kernel table: out of host memory");
+    if (l->status != WK_OK)
+        free(copy);
+}
+
+/* Fills the kernel table from the modules' own lists where the driver can give them. */
+static wk_status list_kernels(wk_gpu_dev *d)
+{
+    list_ctx l = {d, WK_OK};
+    for (int m = 0; m < d->module_count && l.status == WK_OK; m++) {
+        wk_status s = d->rt->list_functions ? d->rt->list_functions(d->modules[m], add_listed, &l) : WK_ERR_UNSUPPORTED;
+        if (s == WK_ERR_UNSUPPORTED)
+            return WK_OK; /* looked up one by one instead */
+        if (s != WK_OK)
+            return s;
+    }
+    d->fns_complete = l.status == WK_OK;
+    return l.status;
 }
 
 static wk_status dev_open(vendor_state *v, int ordinal, wk_gpu_dev **out)
@@ -341,6 +452,7 @@ static wk_status dev_open(vendor_state *v, int ordinal, wk_gpu_dev **out)
     if (!d)
         return wk_error(WK_ERR_OUT_OF_MEMORY, "device_get: out of host memory");
     pthread_mutex_init(&d->lock, NULL);
+    pthread_mutex_init(&d->cache_lock, NULL);
     d->rt = rt;
     d->ordinal = ordinal;
     d->base.backend = v->backend;
@@ -351,6 +463,8 @@ static wk_status dev_open(vendor_state *v, int ordinal, wk_gpu_dev **out)
     for (int i = 0; s == WK_OK && i < *rt->image_count && i < MAX_IMAGES; i++)
         if ((s = rt->module_load(&rt->images[i], &d->modules[i])) == WK_OK)
             d->module_count++;
+    if (s == WK_OK)
+        s = list_kernels(d);
     if (s == WK_OK)
         s = rt->alloc_async(ordinal, d->stream, sizeof(int), (void **)&d->fault);
     if (s == WK_OK)

@@ -42,6 +42,12 @@ template <class T> __device__ __forceinline__ T wk_shfl_xor(T v, int mask)
 template <class T> __device__ __forceinline__ T wk_shfl(T v, int lane) { return __shfl_sync(0xffffffffu, v, lane); }
 #endif
 
+/* A product rounded on its own: the compiler may not fuse it into a following add (an FMA would round
+ * once where the CPU rounds twice, and bit-exact results such as Philox floats and arange need the two
+ * roundings). __fmul_rn / __dmul_rn exist under these names in both CUDA and HIP. */
+__device__ __forceinline__ float wk_mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double wk_mul_rn(double a, double b) { return __dmul_rn(a, b); }
+
 /* f16 <-> f32 with the hardware conversion (round to nearest even). */
 __device__ __forceinline__ float wk_f16_bits_to_f32(uint16_t h)
 {

@@ -1,0 +1,51 @@
+/* conv.c: the GPU conv slot: the vendor DNN library (gpu.h wk_gpu_dnn) when there is one and it takes the
+ * case, else wick's own direct kernels (kernels/conv.cu). WICK_GPU_CONV=fallback forces the direct kernels. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+
+/* The direct kernels, in the 2-D form (1-D: H = OH = KH = 1, H strides 0, parameters from index 0). */
+static wk_status conv_direct(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
+                             const wk_conv_params *p, int spatial, bool transposed, wk_tensor *out, int64_t total)
+{
+    bool one = spatial == 1;
+    int last = spatial + 1;
+    const void *xd = wk_tensor_data(x), *wd = wk_tensor_data(w), *bd = bias ? wk_tensor_data(bias) : NULL;
+    void *od = wk_tensor_data(out);
+    int64_t O = out->shape[1], OH = one ? 1 : out->shape[2], OW = out->shape[last];
+    int64_t H = one ? 1 : x->shape[2], W = x->shape[last], KH = one ? 1 : w->shape[2], KW = w->shape[last];
+    int64_t cg = x->shape[1] / p->groups, og = O / p->groups;
+    int64_t sy = one ? 1 : p->stride[0], sx = p->stride[one ? 0 : 1];
+    int64_t py = one ? 0 : p->padding[0], px = p->padding[one ? 0 : 1];
+    int64_t dy = one ? 1 : p->dilation[0], dx = p->dilation[one ? 0 : 1];
+    int64_t xN = x->strides[0], xC = x->strides[1], xH = one ? 0 : x->strides[2], xW = x->strides[last];
+    int64_t w0 = w->strides[0], w1 = w->strides[1], wH = one ? 0 : w->strides[2], wW = w->strides[last];
+    int64_t bS = bias ? bias->strides[0] : 0;
+    char name[64];
+    snprintf(name, sizeof name, "conv_direct_%s_%s", transposed ? "tr" : "fwd", wk_gpu_sfx(x->dtype));
+    void *args[] = {&xd, &wd, &bd, &od, &total, &O, &OH, &OW, &H, &W, &KH, &KW, &cg, &og, &sy, &sx, &py, &px,
+                    &dy, &dx, &xN, &xC, &xH, &xW, &w0, &w1, &wH, &wW, &bS};
+    unsigned threads = 256;
+    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, total, threads), 1, 1},
+                         (wk_gpu_dim){threads, 1, 1}, 0, args);
+}
+
+wk_status wk_gpu_conv(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
+                      int spatial, bool transposed, wk_tensor *out)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(out);
+    int64_t total = wk_numel(out->rank, out->shape);
+    if (total == 0)
+        return WK_OK;
+    const char *why = NULL;
+    const wk_gpu_dnn *dnn = wk_gpu_dnn_of(d, &why);
+    const char *force = getenv("WICK_GPU_CONV");
+    if (dnn && !(force && strcmp(force, "fallback") == 0)) {
+        wk_status s = dnn->conv(d, x, w, bias, p, spatial, transposed, out);
+        if (s != WK_ERR_UNSUPPORTED)
+            return s;
+    }
+    return conv_direct(d, x, w, bias, p, spatial, transposed, out, total);
+}

@@ -1,0 +1,670 @@
+/* cuda_dnn.c: gpu.h's DNN table on NVIDIA through cuDNN's legacy descriptor API, loaded with dlopen on first
+ * use: conv as ConvolutionForward, conv_transpose as ConvolutionBackwardData, 1-D as 2-D with H = 1. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/cuda_libs.h"
+#include "gpu/runtime.h"
+
+#define CONV_PLANS 128 /* cached algorithm choices, replaced round-robin */
+#define CONV_CANDIDATES 4
+#define FIND_WORKSPACE_CAP ((size_t)256 << 20) /* the most workspace the trial runs may use */
+#define FIND_WORKSPACE_MIN ((size_t)1 << 20)   /* below this, retry the trial runs with none */
+
+static struct {
+    char error[512]; /* why loading failed; "" once loaded */
+    size_t version;  /* 90100 for 9.1.0 */
+    wk_cudnnGetVersion_fn get_version;
+    wk_cudnnGetErrorString_fn error_string;
+    wk_cudnnCreate_fn create;
+    wk_cudnnDestroy_fn destroy;
+    wk_cudnnSetStream_fn set_stream;
+    wk_cudnnCreateTensorDescriptor_fn create_tensor;
+    wk_cudnnSetTensorNdDescriptor_fn set_tensor;
+    wk_cudnnDestroyTensorDescriptor_fn destroy_tensor;
+    wk_cudnnCreateFilterDescriptor_fn create_filter;
+    wk_cudnnSetFilterNdDescriptor_fn set_filter;
+    wk_cudnnDestroyFilterDescriptor_fn destroy_filter;
+    wk_cudnnCreateConvolutionDescriptor_fn create_conv;
+    wk_cudnnSetConvolutionNdDescriptor_fn set_conv;
+    wk_cudnnSetConvolutionGroupCount_fn set_groups;
+    wk_cudnnSetConvolutionMathType_fn set_math;
+    wk_cudnnDestroyConvolutionDescriptor_fn destroy_conv;
+    wk_cudnnGetConvolutionForwardAlgorithm_v7_fn fwd_algos;
+    wk_cudnnGetConvolutionBackwardDataAlgorithm_v7_fn bwd_algos;
+    wk_cudnnFindConvolutionForwardAlgorithmEx_fn fwd_find;
+    wk_cudnnFindConvolutionBackwardDataAlgorithmEx_fn bwd_find;
+    wk_cudnnGetConvolutionForwardWorkspaceSize_fn fwd_workspace;
+    wk_cudnnGetConvolutionBackwardDataWorkspaceSize_fn bwd_workspace;
+    wk_cudnnConvolutionForward_fn forward;
+    wk_cudnnConvolutionBackwardData_fn backward_data;
+    wk_cudnnAddTensor_fn add_tensor;
+} cudnn;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+/* Dtypes whose bias cudnnAddTensor turned down: such calls are left to wick's kernels from the start,
+ * rather than convolving twice. */
+static atomic_bool bias_refused[WK_DTYPE_COUNT];
+/* cuDNN forbids two threads using one handle at once, so each device's handle (created lazily, never
+ * destroyed) is used only under its device's lock. */
+static pthread_mutex_t dev_lock[WK_GPU_MAX_DEVICES];
+static wk_cudnnHandle_t handles[WK_GPU_MAX_DEVICES];
+static _Thread_local char handle_error[256];
+
+static void load(void)
+{
+    for (int i = 0; i < WK_GPU_MAX_DEVICES; i++)
+        pthread_mutex_init(&dev_lock[i], NULL);
+    static const char *const names[] = {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so", NULL};
+    char tried[384];
+    void *lib = wk_gpu_dlopen_first("WICK_CUDNN_LIBRARY", names, tried, sizeof tried);
+    if (!lib) {
+        snprintf(cudnn.error, sizeof cudnn.error, "cuDNN not found (WICK_CUDNN_LIBRARY names its path): %s", tried);
+        return;
+    }
+    const char *missing = NULL;
+#define NEED(field, sym)                                    \
+    if (!missing && !wk_gpu_dlsym(lib, sym, &cudnn.field)) \
+        missing = sym;
+    NEED(get_version, "cudnnGetVersion")
+    NEED(error_string, "cudnnGetErrorString")
+    NEED(create, "cudnnCreate")
+    NEED(destroy, "cudnnDestroy")
+    NEED(set_stream, "cudnnSetStream")
+    NEED(create_tensor, "cudnnCreateTensorDescriptor")
+    NEED(set_tensor, "cudnnSetTensorNdDescriptor")
+    NEED(destroy_tensor, "cudnnDestroyTensorDescriptor")
+    NEED(create_filter, "cudnnCreateFilterDescriptor")
+    NEED(set_filter, "cudnnSetFilterNdDescriptor")
+    NEED(destroy_filter, "cudnnDestroyFilterDescriptor")
+    NEED(create_conv, "cudnnCreateConvolutionDescriptor")
+    NEED(set_conv, "cudnnSetConvolutionNdDescriptor")
+    NEED(set_groups, "cudnnSetConvolutionGroupCount")
+    NEED(set_math, "cudnnSetConvolutionMathType")
+    NEED(destroy_conv, "cudnnDestroyConvolutionDescriptor")
+    NEED(fwd_algos, "cudnnGetConvolutionForwardAlgorithm_v7")
+    NEED(bwd_algos, "cudnnGetConvolutionBackwardDataAlgorithm_v7")
+    NEED(fwd_find, "cudnnFindConvolutionForwardAlgorithmEx")
+    NEED(bwd_find, "cudnnFindConvolutionBackwardDataAlgorithmEx")
+    NEED(fwd_workspace, "cudnnGetConvolutionForwardWorkspaceSize")
+    NEED(bwd_workspace, "cudnnGetConvolutionBackwardDataWorkspaceSize")
+    NEED(forward, "cudnnConvolutionForward")
+    NEED(backward_data, "cudnnConvolutionBackwardData")
+    NEED(add_tensor, "cudnnAddTensor")
+#undef NEED
+    if (missing) {
+        snprintf(cudnn.error, sizeof cudnn.error, "the cuDNN found lacks %s (cuDNN 8 or 9, legacy API, is needed)",
+                 missing);
+        dlclose(lib);
+        return;
+    }
+    cudnn.version = cudnn.get_version();
+    if (cudnn.version < 8000) {
+        snprintf(cudnn.error, sizeof cudnn.error, "the cuDNN found is version %zu; 8 or newer is needed",
+                 cudnn.version);
+        dlclose(lib);
+        return;
+    }
+    cudnn.error[0] = '\0';
+}
+
+/* Statuses that mean cuDNN cannot take the case here, so wick's own kernels should: NOT_SUPPORTED, and in
+ * cuDNN 9 (statuses grouped by thousands; cuDNN 8 numbered them 0..n) a part of the library missing. */
+static bool not_supported(wk_cudnnStatus_t st)
+{
+    if (cudnn.version < 90000)
+        return st == WK_CUDNN8_STATUS_NOT_SUPPORTED;
+    return st / 1000 * 1000 == WK_CUDNN_STATUS_NOT_SUPPORTED || st == WK_CUDNN_STATUS_NOT_INITIALIZED ||
+           st == WK_CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH || st == WK_CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED;
+}
+
+static const char *status_text(wk_cudnnStatus_t st)
+{
+    const char *t = cudnn.error_string(st);
+    return t ? t : "cuDNN error";
+}
+
+/* d's handle, created on first use; the caller holds dev_lock[ord] and d's context is current. */
+static wk_cudnnHandle_t handle_locked(wk_gpu_dev *d, int ord, const char **why)
+{
+    if (handles[ord])
+        return handles[ord];
+    wk_cudnnHandle_t h = NULL;
+    const char *call = "cudnnCreate";
+    wk_cudnnStatus_t st = cudnn.create(&h);
+    if (st == WK_CUDNN_STATUS_SUCCESS) {
+        call = "cudnnSetStream";
+        st = cudnn.set_stream(h, (wk_cudaStream_t)wk_gpu_stream(d));
+    }
+    if (st != WK_CUDNN_STATUS_SUCCESS) {
+        if (h)
+            cudnn.destroy(h);
+        snprintf(handle_error, sizeof handle_error, "cuDNN on %s: %s failed: %s", wk_gpu_dev_name(d), call,
+                 status_text(st));
+        *why = handle_error;
+        return NULL;
+    }
+    return handles[ord] = h;
+}
+
+/* Loads cuDNN and returns d's ordinal, or -1 with the reason in *why. */
+static int ready(wk_gpu_dev *d, const char **why)
+{
+    pthread_once(&load_once, load);
+    if (cudnn.error[0]) {
+        *why = cudnn.error;
+        return -1;
+    }
+    int ord = wk_gpu_ordinal(d);
+    if (ord < 0 || ord >= WK_GPU_MAX_DEVICES) {
+        snprintf(handle_error, sizeof handle_error, "cuDNN: device %s beyond the %d handles kept", wk_gpu_dev_name(d),
+                 WK_GPU_MAX_DEVICES);
+        *why = handle_error;
+        return -1;
+    }
+    return ord;
+}
+
+/* ---------------------------------------------------------------- algorithm choice, cached per shape */
+/* All ints, zero-initialised before filling, so keys compare with memcmp. */
+typedef struct conv_key {
+    int ord, dtype, transposed, groups;
+    int xdim[4], xstride[4], ydim[4], wdim[4];
+    int pad[2], stride[2], dil[2];
+} conv_key;
+
+typedef struct conv_algo {
+    int algo, math;
+    size_t workspace;
+} conv_algo;
+
+typedef struct conv_plan {
+    conv_key key;
+    int n; /* candidates in preference order; 0: cuDNN cannot run this case */
+    conv_algo cand[CONV_CANDIDATES];
+} conv_plan;
+
+static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
+static conv_plan plans[CONV_PLANS];
+static int plan_count, plan_next;
+
+static bool plan_find(const conv_key *k, conv_plan *out)
+{
+    bool found = false;
+    pthread_mutex_lock(&plan_lock);
+    for (int i = 0; i < plan_count && !found; i++)
+        if (memcmp(&plans[i].key, k, sizeof *k) == 0) {
+            *out = plans[i];
+            found = true;
+        }
+    pthread_mutex_unlock(&plan_lock);
+    return found;
+}
+
+static void plan_store(const conv_plan *p)
+{
+    pthread_mutex_lock(&plan_lock);
+    int slot = -1;
+    for (int i = 0; i < plan_count && slot < 0; i++)
+        if (memcmp(&plans[i].key, &p->key, sizeof p->key) == 0)
+            slot = i;
+    if (slot < 0) {
+        slot = plan_count < CONV_PLANS ? plan_count++ : plan_next;
+        plan_next = (slot + 1) % CONV_PLANS;
+    }
+    plans[slot] = *p;
+    pthread_mutex_unlock(&plan_lock);
+}
+
+/* One call's cuDNN state: descriptors, sizes, and the operands' device addresses. */
+typedef struct conv_call {
+    wk_gpu_dev *d;
+    wk_cudnnHandle_t h;
+    const char *op;
+    wk_dtype dt;
+    bool transposed;
+    wk_cudnnDataType_t data, compute;
+    conv_key key; /* everything but the x strides in use */
+    wk_cudnnTensorDescriptor_t xdesc, ydesc, bdesc;
+    wk_cudnnFilterDescriptor_t wdesc;
+    wk_cudnnConvolutionDescriptor_t cdesc;
+    const void *x, *w;
+    void *y;
+} conv_call;
+
+static wk_status fail(const conv_call *c, const char *call, wk_cudnnStatus_t st)
+{
+    return wk_error(not_supported(st) ? WK_ERR_UNSUPPORTED : WK_ERR_BACKEND, "%s: %s failed on %s: %s", c->op, call,
+                    wk_gpu_dev_name(c->d), status_text(st));
+}
+
+/* Trial-run failures after which the heuristic ranking is used instead: cuDNN cannot time the case, or ran
+ * short of memory or hit an internal limit doing so (the real call reports anything lasting). */
+static bool find_may_fall_back(wk_cudnnStatus_t st)
+{
+    if (not_supported(st))
+        return true;
+    if (cudnn.version < 90000)
+        return st == WK_CUDNN8_STATUS_ALLOC_FAILED || st == WK_CUDNN8_STATUS_INTERNAL_ERROR;
+    return st / 1000 * 1000 == WK_CUDNN_STATUS_INTERNAL_ERROR;
+}
+
+/* f32 must stay true f32: only FMA and default math, and default is run as FMA (default allows TF32 on
+ * Ampere and later). f16/bf16 compute in f32 (the descriptors' compute type) and may use tensor cores. f64
+ * keeps its own units. */
+static bool math_allowed(const conv_call *c, int math)
+{
+    if (c->dt == WK_F32 || c->dt == WK_F64)
+        return math == WK_CUDNN_FMA_MATH || math == WK_CUDNN_DEFAULT_MATH;
+    return math == WK_CUDNN_DEFAULT_MATH || math == WK_CUDNN_FMA_MATH || math == WK_CUDNN_TENSOR_OP_MATH ||
+           math == WK_CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+}
+
+/* The math type set on the descriptor before ranking: it bounds what cuDNN considers. */
+static int base_math(const conv_call *c)
+{
+    return c->dt == WK_F32 ? WK_CUDNN_FMA_MATH : c->dt == WK_F64 ? WK_CUDNN_DEFAULT_MATH : WK_CUDNN_TENSOR_OP_MATH;
+}
+
+/* Appends (algo, math) to p unless already there or not allowed, with its workspace under that math (at
+ * least `memory`, what the ranking reported). */
+static void add_candidate(conv_call *c, conv_plan *p, int algo, int math, size_t memory)
+{
+    if (p->n >= CONV_CANDIDATES || !math_allowed(c, math))
+        return;
+    if (c->dt == WK_F32)
+        math = WK_CUDNN_FMA_MATH;
+    for (int i = 0; i < p->n; i++)
+        if (p->cand[i].algo == algo && p->cand[i].math == math)
+            return;
+    size_t ws = 0;
+    if (cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)math) != WK_CUDNN_STATUS_SUCCESS)
+        return;
+    wk_cudnnStatus_t st = c->transposed ? cudnn.bwd_workspace(c->h, c->wdesc, c->xdesc, c->cdesc, c->ydesc,
+                                                              (wk_cudnnConvolutionBwdDataAlgo_t)algo, &ws)
+                                        : cudnn.fwd_workspace(c->h, c->xdesc, c->wdesc, c->cdesc, c->ydesc,
+                                                              (wk_cudnnConvolutionFwdAlgo_t)algo, &ws);
+    if (st == WK_CUDNN_STATUS_SUCCESS)
+        p->cand[p->n++] = (conv_algo){.algo = algo, .math = math, .workspace = ws > memory ? ws : memory};
+}
+
+/* Times every algorithm on the call's own buffers (what PyTorch's cudnn.benchmark does) and fills p with the
+ * fastest allowed ones, fastest first. The output is overwritten, which is harmless: it is the op's fresh
+ * output and the real call writes it again. cuDNN synchronises the stream for the timing; that happens once
+ * per shape key, as the plan is cached. Nothing is added when cuDNN cannot time the case. */
+static wk_status find(conv_call *c, conv_plan *p, size_t workspace)
+{
+    wk_cudnnConvolutionFwdAlgoPerf_t fwd[WK_CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    wk_cudnnConvolutionBwdDataAlgoPerf_t bwd[WK_CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    void *ws = NULL;
+    if (workspace > FIND_WORKSPACE_CAP)
+        workspace = FIND_WORKSPACE_CAP;
+    while (workspace > 0 && wk_gpu_malloc(c->d, workspace, &ws) != WK_OK) {
+        ws = NULL;
+        workspace = workspace / 4 < FIND_WORKSPACE_MIN ? 0 : workspace / 4;
+    }
+    int got = 0;
+    wk_cudnnStatus_t st = cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)base_math(c));
+    if (st != WK_CUDNN_STATUS_SUCCESS) {
+        if (ws)
+            wk_gpu_free(c->d, ws);
+        return fail(c, "cudnnSetConvolutionMathType", st);
+    }
+    if (c->transposed)
+        st = cudnn.bwd_find(c->h, c->wdesc, c->w, c->xdesc, c->x, c->cdesc, c->ydesc, c->y,
+                            WK_CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, bwd, ws, workspace);
+    else
+        st = cudnn.fwd_find(c->h, c->xdesc, c->x, c->wdesc, c->w, c->cdesc, c->ydesc, c->y,
+                            WK_CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, fwd, ws, workspace);
+    if (ws)
+        wk_gpu_free(c->d, ws);
+    if (st != WK_CUDNN_STATUS_SUCCESS) {
+        if (find_may_fall_back(st))
+            return WK_OK;
+        return fail(c, c->transposed ? "cudnnFindConvolutionBackwardDataAlgorithmEx"
+                                     : "cudnnFindConvolutionForwardAlgorithmEx",
+                    st);
+    }
+    for (int i = 0; i < got; i++) {
+        wk_cudnnStatus_t rs = c->transposed ? bwd[i].status : fwd[i].status;
+        if (rs == WK_CUDNN_STATUS_SUCCESS)
+            add_candidate(c, p, c->transposed ? (int)bwd[i].algo : (int)fwd[i].algo,
+                          c->transposed ? (int)bwd[i].mathType : (int)fwd[i].mathType,
+                          c->transposed ? bwd[i].memory : fwd[i].memory);
+    }
+    return WK_OK;
+}
+
+/* The plan for a new shape key: the timed ranking (find), then cuDNN's heuristic ranking to fill the spare
+ * places (or all of them when timing was impossible) as fallbacks should a candidate be refused later. The
+ * heuristic also sizes the trial runs' workspace: the most any usable algorithm asks for. */
+static wk_status choose(conv_call *c, conv_plan *p)
+{
+    wk_cudnnConvolutionFwdAlgoPerf_t fwd[WK_CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    wk_cudnnConvolutionBwdDataAlgoPerf_t bwd[WK_CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    int got = 0;
+    p->n = 0;
+    wk_cudnnStatus_t st = cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)base_math(c));
+    if (st != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, "cudnnSetConvolutionMathType", st);
+    if (c->transposed)
+        st = cudnn.bwd_algos(c->h, c->wdesc, c->xdesc, c->cdesc, c->ydesc, WK_CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+                             &got, bwd);
+    else
+        st = cudnn.fwd_algos(c->h, c->xdesc, c->wdesc, c->cdesc, c->ydesc, WK_CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got,
+                             fwd);
+    if (not_supported(st))
+        return WK_OK;
+    if (st != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, c->transposed ? "cudnnGetConvolutionBackwardDataAlgorithm_v7"
+                                     : "cudnnGetConvolutionForwardAlgorithm_v7",
+                    st);
+    size_t most = 0;
+    for (int i = 0; i < got; i++) {
+        wk_cudnnStatus_t rs = c->transposed ? bwd[i].status : fwd[i].status;
+        size_t mem = c->transposed ? bwd[i].memory : fwd[i].memory;
+        if (rs == WK_CUDNN_STATUS_SUCCESS && mem > most)
+            most = mem;
+    }
+    WK_TRY(find(c, p, most));
+    for (int i = 0; i < got; i++) {
+        wk_cudnnStatus_t rs = c->transposed ? bwd[i].status : fwd[i].status;
+        if (rs == WK_CUDNN_STATUS_SUCCESS)
+            add_candidate(c, p, c->transposed ? (int)bwd[i].algo : (int)fwd[i].algo,
+                          c->transposed ? (int)bwd[i].mathType : (int)fwd[i].mathType, 0);
+    }
+    return WK_OK;
+}
+
+/* Queues the convolution with the plan's first candidate that runs. A candidate cuDNN turns down at run
+ * time is dropped from the plan (*changed); one whose workspace cannot be had is skipped this time only.
+ * WK_ERR_UNSUPPORTED when none is left. */
+static wk_status execute(conv_call *c, conv_plan *p, bool *changed)
+{
+    const float one_f = 1.0f, zero_f = 0.0f;
+    const double one_d = 1.0, zero_d = 0.0;
+    const void *one = c->dt == WK_F64 ? (const void *)&one_d : (const void *)&one_f;
+    const void *zero = c->dt == WK_F64 ? (const void *)&zero_d : (const void *)&zero_f;
+    size_t short_of = 0;
+    int i = 0;
+    while (i < p->n) {
+        const conv_algo a = p->cand[i];
+        wk_cudnnStatus_t st = cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)a.math);
+        if (st != WK_CUDNN_STATUS_SUCCESS)
+            return fail(c, "cudnnSetConvolutionMathType", st);
+        void *ws = NULL;
+        if (a.workspace > 0 && wk_gpu_malloc(c->d, a.workspace, &ws) != WK_OK) {
+            short_of = a.workspace;
+            i++;
+            continue;
+        }
+        if (c->transposed)
+            st = cudnn.backward_data(c->h, one, c->wdesc, c->w, c->xdesc, c->x, c->cdesc,
+                                     (wk_cudnnConvolutionBwdDataAlgo_t)a.algo, ws, a.workspace, zero, c->ydesc, c->y);
+        else
+            st = cudnn.forward(c->h, one, c->xdesc, c->x, c->wdesc, c->w, c->cdesc,
+                               (wk_cudnnConvolutionFwdAlgo_t)a.algo, ws, a.workspace, zero, c->ydesc, c->y);
+        if (ws)
+            wk_gpu_free(c->d, ws); /* stream-ordered: the queued convolution still uses it */
+        if (st == WK_CUDNN_STATUS_SUCCESS)
+            return WK_OK;
+        if (!not_supported(st))
+            return fail(c, c->transposed ? "cudnnConvolutionBackwardData" : "cudnnConvolutionForward", st);
+        memmove(&p->cand[i], &p->cand[i + 1], (size_t)(p->n - i - 1) * sizeof *p->cand);
+        p->n--;
+        *changed = true;
+    }
+    if (short_of)
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "%s: no memory for cuDNN's %zu-byte workspace", c->op, short_of);
+    return wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN runs no algorithm for this case", c->op);
+}
+
+/* ---------------------------------------------------------------- the conv slot */
+static bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+/* Packed copy of t on its device (released by the caller after queueing). */
+static wk_status packed(const wk_tensor *t, wk_tensor **out)
+{
+    wk_tensor *tmp = NULL;
+    WK_TRY(wk_tensor_alloc(t->storage->device, t->dtype, t->rank, t->shape, &tmp));
+    wk_status s = wk_gpu_copy(t, tmp);
+    if (s != WK_OK) {
+        wk_tensor_release(tmp);
+        return s;
+    }
+    *out = tmp;
+    return WK_OK;
+}
+
+/* Runs the case with x described by xstride: plan (cached), then execute. WK_ERR_UNSUPPORTED when cuDNN
+ * cannot take x laid out so. */
+static wk_status attempt(conv_call *c, const int xstride[4])
+{
+    wk_cudnnStatus_t st = cudnn.set_tensor(c->xdesc, c->data, 4, c->key.xdim, xstride);
+    if (st != WK_CUDNN_STATUS_SUCCESS)
+        return wk_error(WK_ERR_UNSUPPORTED, "%s: cudnnSetTensorNdDescriptor refused x's layout: %s", c->op,
+                        status_text(st));
+    conv_plan p = {.key = c->key};
+    memcpy(p.key.xstride, xstride, sizeof p.key.xstride);
+    bool changed = false;
+    if (!plan_find(&p.key, &p)) {
+        WK_TRY(choose(c, &p));
+        changed = true;
+    }
+    wk_status s = p.n > 0 ? execute(c, &p, &changed)
+                          : wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN has no algorithm for this case", c->op);
+    if (changed)
+        plan_store(&p);
+    return s;
+}
+
+/* Creates the call's descriptors and sets all but x's (whose strides depend on the attempt). */
+static wk_status describe(conv_call *c)
+{
+    wk_cudnnStatus_t st;
+    if ((st = cudnn.create_tensor(&c->xdesc)) != WK_CUDNN_STATUS_SUCCESS ||
+        (st = cudnn.create_tensor(&c->ydesc)) != WK_CUDNN_STATUS_SUCCESS ||
+        (st = cudnn.create_tensor(&c->bdesc)) != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, "cudnnCreateTensorDescriptor", st);
+    if ((st = cudnn.create_filter(&c->wdesc)) != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, "cudnnCreateFilterDescriptor", st);
+    if ((st = cudnn.create_conv(&c->cdesc)) != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, "cudnnCreateConvolutionDescriptor", st);
+    int ystride[4];
+    ystride[3] = 1;
+    for (int i = 2; i >= 0; i--)
+        ystride[i] = ystride[i + 1] * c->key.ydim[i + 1];
+    if ((st = cudnn.set_tensor(c->ydesc, c->data, 4, c->key.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, "cudnnSetTensorNdDescriptor", st);
+    if ((st = cudnn.set_filter(c->wdesc, c->data, WK_CUDNN_TENSOR_NCHW, 4, c->key.wdim)) != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, "cudnnSetFilterNdDescriptor", st);
+    if ((st = cudnn.set_conv(c->cdesc, 2, c->key.pad, c->key.stride, c->key.dil, WK_CUDNN_CROSS_CORRELATION,
+                             c->compute)) != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, "cudnnSetConvolutionNdDescriptor", st);
+    if ((st = cudnn.set_groups(c->cdesc, c->key.groups)) != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, "cudnnSetConvolutionGroupCount", st);
+    return WK_OK;
+}
+
+/* The device lock is held: the handle and the descriptors are this call's alone. */
+static wk_status conv_locked(conv_call *c, int ord, const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
+                             const int xstride[4], bool direct, wk_tensor *out)
+{
+    const char *why = NULL;
+    if (!(c->h = handle_locked(c->d, ord, &why)))
+        return wk_error(WK_ERR_UNSUPPORTED, "%s: %s", c->op, why);
+    wk_tensor *xp = NULL, *wp = NULL, *bp = NULL;
+    wk_cudnnStatus_t st;
+    wk_status s = describe(c);
+    if (s != WK_OK)
+        goto done;
+
+    /* The filter descriptor has no strides: w must be packed. */
+    if (!wk_tensor_is_contiguous(w) && (s = packed(w, &wp)) != WK_OK)
+        goto done;
+    c->w = wk_tensor_data(wp ? wp : w);
+    c->y = wk_tensor_data(out);
+    s = WK_ERR_UNSUPPORTED;
+    if (direct) {
+        c->x = wk_tensor_data(x);
+        s = attempt(c, xstride);
+    }
+    if (s != WK_OK && s != WK_ERR_OUT_OF_MEMORY) { /* x packed: the layout every algorithm takes */
+        int pstride[4];
+        pstride[3] = 1;
+        for (int i = 2; i >= 0; i--)
+            pstride[i] = pstride[i + 1] * c->key.xdim[i + 1];
+        if (!direct || memcmp(pstride, xstride, sizeof pstride) != 0) {
+            if ((s = packed(x, &xp)) != WK_OK)
+                goto done;
+            c->x = wk_tensor_data(xp);
+            s = attempt(c, pstride);
+        }
+    }
+    if (s != WK_OK || !bias)
+        goto done;
+
+    /* bias (O) broadcast over (N, O, H, W): one more pass over out, in cuDNN's own kernel */
+    int o = c->key.ydim[1], bdim[4] = {1, o, 1, 1}, bstride[4] = {o, 1, 1, 1};
+    if (o > 1 && bias->strides[0] != 1 && (s = packed(bias, &bp)) != WK_OK)
+        goto done;
+    const float one_f = 1.0f;
+    const double one_d = 1.0;
+    const void *one = c->dt == WK_F64 ? (const void *)&one_d : (const void *)&one_f;
+    if ((st = cudnn.set_tensor(c->bdesc, c->data, 4, bdim, bstride)) != WK_CUDNN_STATUS_SUCCESS)
+        s = fail(c, "cudnnSetTensorNdDescriptor", st);
+    else if ((st = cudnn.add_tensor(c->h, one, c->bdesc, wk_tensor_data(bp ? bp : bias), one, c->ydesc, c->y)) !=
+             WK_CUDNN_STATUS_SUCCESS) {
+        s = fail(c, "cudnnAddTensor", st);
+        if (s == WK_ERR_UNSUPPORTED)
+            atomic_store(&bias_refused[c->dt], true);
+    }
+done:
+    if (c->cdesc)
+        cudnn.destroy_conv(c->cdesc);
+    if (c->wdesc)
+        cudnn.destroy_filter(c->wdesc);
+    if (c->bdesc)
+        cudnn.destroy_tensor(c->bdesc);
+    if (c->ydesc)
+        cudnn.destroy_tensor(c->ydesc);
+    if (c->xdesc)
+        cudnn.destroy_tensor(c->xdesc);
+    wk_tensor_release(xp); /* stream-ordered: the queued work still reads the copies */
+    wk_tensor_release(wp);
+    wk_tensor_release(bp);
+    return s;
+}
+
+static wk_status cuda_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
+                           const wk_conv_params *p, int spatial, bool transposed, wk_tensor *out)
+{
+    const char *op = spatial == 1 ? (transposed ? "conv_transpose1d" : "conv1d")
+                                  : (transposed ? "conv_transpose2d" : "conv2d");
+    conv_call c = {.d = d, .op = op, .dt = x->dtype, .transposed = transposed};
+    switch (x->dtype) {
+    case WK_F16: c.data = WK_CUDNN_DATA_HALF, c.compute = WK_CUDNN_DATA_FLOAT; break;
+    case WK_BF16: c.data = WK_CUDNN_DATA_BFLOAT16, c.compute = WK_CUDNN_DATA_FLOAT; break;
+    case WK_F32: c.data = c.compute = WK_CUDNN_DATA_FLOAT; break;
+    case WK_F64: c.data = c.compute = WK_CUDNN_DATA_DOUBLE; break;
+    default: return wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN has no %s convolution", op, wk_dtype_name(x->dtype));
+    }
+    if (wk_tensor_numel(out) == 0)
+        return WK_OK;
+    if (bias && atomic_load(&bias_refused[x->dtype]))
+        return wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN adds no %s bias", op, wk_dtype_name(x->dtype));
+
+    /* 4-D NCHW geometry; a 1-D convolution is a 2-D one with H = 1 (p's axis 0 becomes W). */
+    int64_t xd[4], xs[4], yd[4], wd[4], pad[2] = {0, 0}, str[2] = {1, 1}, dil[2] = {1, 1};
+    for (int i = 0; i < 2; i++) {
+        xd[i] = x->shape[i], xs[i] = x->strides[i], yd[i] = out->shape[i], wd[i] = w->shape[i];
+    }
+    if (spatial == 1) {
+        xd[2] = yd[2] = wd[2] = 1, xs[2] = 0;
+        xd[3] = x->shape[2], xs[3] = x->strides[2], yd[3] = out->shape[2], wd[3] = w->shape[2];
+        pad[1] = p->padding[0], str[1] = p->stride[0], dil[1] = p->dilation[0];
+    } else {
+        for (int i = 2; i < 4; i++)
+            xd[i] = x->shape[i], xs[i] = x->strides[i], yd[i] = out->shape[i], wd[i] = w->shape[i];
+        for (int i = 0; i < 2; i++)
+            pad[i] = p->padding[i], str[i] = p->stride[i], dil[i] = p->dilation[i];
+    }
+    /* cuDNN derives dy's size from dx's by the forward rule, which gives x's size back only while
+     * output_padding < stride (output_padding up to the dilation is PyTorch's, not cuDNN's). */
+    for (int ax = 0; transposed && ax < spatial; ax++)
+        if (p->output_padding[ax] >= p->stride[ax])
+            return wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN needs output_padding < stride", op);
+
+    /* cuDNN's sizes are ints and a tensor holds fewer than 2^31 elements, padding between dims included. */
+    bool ok = fits_int(p->groups) && fits_int(wk_tensor_numel(x)) && fits_int(wk_tensor_numel(w)) &&
+              fits_int(wk_tensor_numel(out));
+    for (int i = 0; i < 4; i++)
+        ok = ok && fits_int(xd[i]) && fits_int(yd[i]) && fits_int(wd[i]);
+    for (int i = 0; i < 2; i++)
+        ok = ok && fits_int(pad[i]) && fits_int(str[i]) && fits_int(dil[i]);
+    if (!ok)
+        return wk_error(WK_ERR_UNSUPPORTED, "%s: sizes beyond cuDNN's 32-bit range", op);
+
+    /* x as it lies when it can be described: a size-1 dim's stride is free, and is set to what a packed
+     * layout in x's memory order (NCHW, or NHWC when channels are innermost) would have. */
+    bool nhwc = xd[1] > 1;
+    for (int i = 2; i < 4; i++)
+        nhwc = nhwc && (xd[i] == 1 || xs[1] < xs[i]);
+    static const int nchw_order[4] = {3, 2, 1, 0}, nhwc_order[4] = {1, 3, 2, 0};
+    const int *order = nhwc ? nhwc_order : nchw_order;
+    int xstride[4];
+    int64_t z = 1, extent = 1;
+    bool direct = !wk_tensor_has_overlap(x);
+    for (int j = 0; j < 4; j++) {
+        int i = order[j];
+        int64_t s = xd[i] == 1 ? z : xs[i];
+        z = xd[i] * s;
+        extent += (xd[i] - 1) * s;
+        direct = direct && fits_int(s) && s >= 1;
+        xstride[i] = direct ? (int)s : 0;
+    }
+    direct = direct && fits_int(extent);
+
+    c.key.ord = -1;
+    c.key.dtype = (int)x->dtype;
+    c.key.transposed = transposed;
+    c.key.groups = (int)p->groups;
+    for (int i = 0; i < 4; i++)
+        c.key.xdim[i] = (int)xd[i], c.key.ydim[i] = (int)yd[i], c.key.wdim[i] = (int)wd[i];
+    for (int i = 0; i < 2; i++)
+        c.key.pad[i] = (int)pad[i], c.key.stride[i] = (int)str[i], c.key.dil[i] = (int)dil[i];
+
+    const char *why = NULL;
+    int ord = ready(d, &why);
+    if (ord < 0)
+        return wk_error(WK_ERR_UNSUPPORTED, "%s: %s", op, why);
+    c.key.ord = ord;
+    pthread_mutex_lock(&dev_lock[ord]);
+    wk_status s = conv_locked(&c, ord, x, w, bias, xstride, direct, out);
+    pthread_mutex_unlock(&dev_lock[ord]);
+    return s;
+}
+
+static const wk_gpu_dnn cuda_dnn = {.name = "cuDNN", .conv = cuda_conv};
+
+const wk_gpu_dnn *wk_cuda_dnn_get(wk_gpu_dev *d, const char **why)
+{
+    const char *w = NULL;
+    int ord = ready(d, &w);
+    wk_cudnnHandle_t h = NULL;
+    if (ord >= 0) {
+        pthread_mutex_lock(&dev_lock[ord]);
+        h = handle_locked(d, ord, &w);
+        pthread_mutex_unlock(&dev_lock[ord]);
+    }
+    if (!h) {
+        if (why)
+            *why = w;
+        return NULL;
+    }
+    return &cuda_dnn;
+}

@@ -1,0 +1,276 @@
+/* index.c: the GPU's index_select, gather, scatter / scatter_add and index_add slots. Each op becomes one
+ * iteration shape with the strides of x, ids and src/out over it; the kernel is picked from its form. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+
+#define IX_UNROLL 4 /* elements per thread per round in the kernels (kernels/index.cu) */
+#define IX_LINE_SMEM 32768 /* shared-memory budget of the line kernel, under every device's default limit */
+
+enum { IX_X, IX_IDS, IX_DATA }; /* the operands: target or source x, the indices, src or out */
+
+/* An op's iteration: shape with dim, and each operand's strides over it. x's stride along dim multiplies
+ * the index; the other operands step along dim with the iteration. */
+typedef struct ix_space {
+    int rank, dim;
+    int64_t shape[WK_MAX_RANK];
+    int64_t st[3][WK_MAX_RANK];
+} ix_space;
+
+/* Fills s with size-1 dims (other than dim) dropped and neighbours off dim merged where all three operands
+ * allow it, so compact operands end up as (outer, dim, inner). */
+static void space_make(ix_space *s, int rank, const int64_t *shape, int dim, const int64_t *xs, const int64_t *is,
+                       const int64_t *ds)
+{
+    const int64_t *st[3] = {xs, is, ds};
+    int r = 0;
+    s->dim = -1;
+    for (int a = 0; a < rank; a++) {
+        if (a != dim && shape[a] == 1)
+            continue;
+        bool merge = a != dim && r > 0 && r - 1 != s->dim;
+        for (int k = 0; merge && k < 3; k++)
+            merge = s->st[k][r - 1] == shape[a] * st[k][a];
+        if (merge) {
+            s->shape[r - 1] *= shape[a];
+            for (int k = 0; k < 3; k++)
+                s->st[k][r - 1] = st[k][a];
+            continue;
+        }
+        if (a == dim)
+            s->dim = r;
+        s->shape[r] = shape[a];
+        for (int k = 0; k < 3; k++)
+            s->st[k][r] = st[k][a];
+        r++;
+    }
+    s->rank = r;
+}
+
+/* (outer, dim, inner) with unit stride inside rows for x and src/out and one index per row: the form of
+ * the row kernels. */
+typedef struct ix_rows {
+    int64_t outer, L, inner;
+    int64_t xo, xk, so, sk, ik;
+} ix_rows;
+
+static bool space_rows(const ix_space *s, ix_rows *r)
+{
+    int d = s->dim, after = s->rank - d - 1;
+    if (d > 1 || after > 1)
+        return false;
+    if (after == 1 && (s->st[IX_X][d + 1] != 1 || s->st[IX_DATA][d + 1] != 1 || s->st[IX_IDS][d + 1] != 0))
+        return false;
+    if (d == 1 && s->st[IX_IDS][0] != 0)
+        return false;
+    r->outer = d == 1 ? s->shape[0] : 1;
+    r->xo = d == 1 ? s->st[IX_X][0] : 0;
+    r->so = d == 1 ? s->st[IX_DATA][0] : 0;
+    r->L = s->shape[d];
+    r->xk = s->st[IX_X][d];
+    r->sk = s->st[IX_DATA][d];
+    r->ik = s->st[IX_IDS][d];
+    r->inner = after == 1 ? s->shape[d + 1] : 1;
+    return true;
+}
+
+static int64_t space_numel(const ix_space *s) { return wk_numel(s->rank, s->shape); }
+
+/* The layout of operand k over the iteration; x's has stride 0 along dim (the index supplies it). */
+static wk_gpu_layout space_layout(const ix_space *s, int k)
+{
+    int64_t st[WK_MAX_RANK];
+    memcpy(st, s->st[k], sizeof st);
+    if (k == IX_X)
+        st[s->dim] = 0;
+    return wk_gpu_layout_make(s->rank, s->shape, st);
+}
+
+static wk_status launch(wk_gpu_dev *d, const char *name, int64_t items, unsigned threads, unsigned smem,
+                        void **args)
+{
+    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1},
+                         (wk_gpu_dim){threads, 1, 1}, smem, args);
+}
+
+static int64_t rounds(int64_t n) { return (n + IX_UNROLL - 1) / IX_UNROLL; }
+
+/* Queues the range pass over every index of ids: a bad one sets the fault word with `code`. */
+static wk_status check_ids(wk_gpu_dev *d, const wk_tensor *ids, int64_t size, int code)
+{
+    int64_t n = wk_numel(ids->rank, ids->shape);
+    if (n == 0)
+        return WK_OK;
+    wk_gpu_layout li = wk_gpu_layout_of(ids);
+    const void *pi = wk_tensor_data(ids);
+    void *fault = wk_gpu_fault_word(d);
+    char name[64];
+    snprintf(name, sizeof name, "index_check_%s", wk_gpu_sfx(ids->dtype));
+    void *args[] = {&pi, &li, &n, &size, &fault, &code};
+    return launch(d, name, rounds(n), 256, 0, args);
+}
+
+/* ---------------------------------------------------------------- reads: index_select and gather */
+
+static wk_status gather_general(wk_gpu_dev *d, const ix_space *s, const wk_tensor *x, int64_t size,
+                                const wk_tensor *ids, wk_tensor *out, int code)
+{
+    wk_gpu_layout lx = space_layout(s, IX_X), li = space_layout(s, IX_IDS);
+    int64_t xk = s->st[IX_X][s->dim], n = space_numel(s);
+    const void *px = wk_tensor_data(x), *pi = wk_tensor_data(ids);
+    void *po = wk_tensor_data(out), *fault = wk_gpu_fault_word(d);
+    char name[64];
+    snprintf(name, sizeof name, "index_gather_%s_%s", wk_gpu_sfx(x->dtype), wk_gpu_sfx(ids->dtype));
+    void *args[] = {&px, &lx, &xk, &pi, &li, &po, &n, &size, &fault, &code};
+    return launch(d, name, rounds(n), 256, 0, args);
+}
+
+/* Rows copied in the widest unit (16 bytes down to one element) that sizes, strides and addresses allow. */
+static wk_status select_rows(wk_gpu_dev *d, const ix_rows *r, const wk_tensor *x, int64_t size,
+                             const wk_tensor *ids, wk_tensor *out)
+{
+    const int64_t es = (int64_t)wk_dtype_size(x->dtype);
+    const void *px = wk_tensor_data(x), *pi = wk_tensor_data(ids);
+    void *po = wk_tensor_data(out), *fault = wk_gpu_fault_word(d);
+    int64_t nb = 16;
+    for (; nb > es; nb /= 2)
+        if ((r->inner * es) % nb == 0 && (r->xo * es) % nb == 0 && (r->xk * es) % nb == 0 &&
+            (uintptr_t)px % (uintptr_t)nb == 0 && (uintptr_t)po % (uintptr_t)nb == 0)
+            break;
+    int64_t inner = r->inner * es / nb, xo = r->xo * es / nb, xk = r->xk * es / nb, L = r->L, ik = r->ik;
+    int64_t n = r->outer * L * inner;
+    char name[64];
+    snprintf(name, sizeof name, "index_select_rows_b%d_%s", (int)nb, wk_gpu_sfx(ids->dtype));
+    void *args[] = {&px, &pi, &po, &n, &inner, &L, &xo, &xk, &ik, &size, &fault};
+    return launch(d, name, rounds(n), 256, 0, args);
+}
+
+wk_status wk_gpu_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(out);
+    const int64_t size = x->shape[dim];
+    if (wk_numel(out->rank, out->shape) == 0) /* nothing to copy, but a bad index is still an error */
+        return check_ids(d, ids, size, WK_GPU_FAULT_INDEX_SELECT);
+    int64_t is[WK_MAX_RANK] = {0}, os[WK_MAX_RANK];
+    is[dim] = ids->strides[0];
+    wk_contiguous_strides(out->rank, out->shape, os);
+    ix_space s;
+    space_make(&s, out->rank, out->shape, dim, x->strides, is, os);
+    ix_rows r;
+    if (space_rows(&s, &r))
+        return select_rows(d, &r, x, size, ids, out);
+    return gather_general(d, &s, x, size, ids, out, WK_GPU_FAULT_INDEX_SELECT);
+}
+
+wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(out);
+    if (wk_numel(out->rank, out->shape) == 0)
+        return WK_OK;
+    int64_t os[WK_MAX_RANK];
+    wk_contiguous_strides(out->rank, out->shape, os);
+    ix_space s;
+    space_make(&s, out->rank, out->shape, dim, x->strides, ids->strides, os);
+    return gather_general(d, &s, x, x->shape[dim], ids, out, WK_GPU_FAULT_GATHER);
+}
+
+/* ---------------------------------------------------------------- writes: scatter, scatter_add, index_add
+ * The range pass goes first; every writing kernel returns at once when the fault word is set, so a bad
+ * index leaves x unchanged. */
+
+/* Accumulator bytes per element of the line kernel (kernels/index.cu ix_acc). */
+static int64_t acc_bytes(wk_dtype dt) { return dt == WK_I64 || dt == WK_F64 ? 8 : 4; }
+
+static wk_status scatter_add_lines(wk_gpu_dev *d, const ix_space *s, wk_tensor *x, int64_t size,
+                                   const wk_tensor *ids, const wk_tensor *src)
+{
+    int dm = s->dim;
+    wk_gpu_layout lxo = wk_gpu_layout_make(dm, s->shape, s->st[IX_X]);
+    wk_gpu_layout lio = wk_gpu_layout_make(dm, s->shape, s->st[IX_IDS]);
+    wk_gpu_layout lso = wk_gpu_layout_make(dm, s->shape, s->st[IX_DATA]);
+    int64_t xk = s->st[IX_X][dm], ik = s->st[IX_IDS][dm], sk = s->st[IX_DATA][dm];
+    int64_t lines = wk_numel(dm, s->shape), K = s->shape[dm];
+    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_word(d);
+    const void *pi = wk_tensor_data(ids), *ps = wk_tensor_data(src);
+    unsigned threads = K >= 2048 || size >= 2048 ? 512 : K >= 512 || size >= 512 ? 256 : 128;
+    char name[64];
+    snprintf(name, sizeof name, "index_scatter_add_lines_%s_%s", wk_gpu_sfx(x->dtype), wk_gpu_sfx(ids->dtype));
+    void *args[] = {&px, &lxo, &xk, &pi, &lio, &ik, &ps, &lso, &sk, &lines, &K, &size, &fault};
+    return launch(d, name, lines * threads, threads, (unsigned)(size * acc_bytes(x->dtype)), args);
+}
+
+/* index_add over compact rows; u8/f16/bf16 add whole 32-bit words per thread where every row stays
+ * word-aligned. */
+static wk_status index_add_rows(wk_gpu_dev *d, const ix_rows *r, wk_tensor *x, int64_t size, const wk_tensor *ids,
+                                const wk_tensor *src)
+{
+    const int64_t es = (int64_t)wk_dtype_size(x->dtype);
+    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_word(d);
+    const void *pi = wk_tensor_data(ids), *ps = wk_tensor_data(src);
+    int64_t V = es < 4 ? 4 / es : 1;
+    if (V > 1 && (r->inner % V != 0 || r->xo % V != 0 || r->xk % V != 0 || (uintptr_t)px % 4 != 0))
+        V = 1;
+    int64_t inner = r->inner / V, L = r->L, xo = r->xo, xk = r->xk, so = r->so, sk = r->sk, ik = r->ik;
+    int64_t n = r->outer * L * inner;
+    char name[64];
+    snprintf(name, sizeof name, "index_add_rows%s_%s_%s", V > 1 ? "_w" : "", wk_gpu_sfx(x->dtype),
+             wk_gpu_sfx(ids->dtype));
+    void *args[] = {&px, &pi, &ps, &n, &inner, &L, &xo, &xk, &so, &sk, &ik, &size, &fault};
+    return launch(d, name, rounds(n), 256, 0, args);
+}
+
+static wk_status scatter_general(wk_gpu_dev *d, const ix_space *s, wk_tensor *x, int64_t size, const wk_tensor *ids,
+                                 const wk_tensor *src, bool add)
+{
+    wk_gpu_layout lx = space_layout(s, IX_X), li = space_layout(s, IX_IDS), ls = space_layout(s, IX_DATA);
+    int64_t xk = s->st[IX_X][s->dim], n = space_numel(s);
+    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_word(d);
+    const void *pi = wk_tensor_data(ids), *ps = wk_tensor_data(src);
+    char name[64];
+    snprintf(name, sizeof name, "index_scatter%s_%s_%s", add ? "_add" : "", wk_gpu_sfx(x->dtype),
+             wk_gpu_sfx(ids->dtype));
+    void *args[] = {&px, &lx, &xk, &pi, &li, &ps, &ls, &n, &size, &fault};
+    return launch(d, name, rounds(n), 256, 0, args);
+}
+
+/* After the range pass: the line kernel when dim is innermost, x's line fits in shared memory and is not
+ * much longer than the K sources added into it (it rewrites the whole line); the row kernel for index_add
+ * over compact rows; the general kernel otherwise. */
+static wk_status scatter_run(wk_gpu_dev *d, const ix_space *s, wk_tensor *x, int64_t size, const wk_tensor *ids,
+                             const wk_tensor *src, bool add, bool one_index_per_row)
+{
+    if (space_numel(s) == 0)
+        return WK_OK;
+    int64_t K = s->shape[s->dim];
+    if (add && s->dim == s->rank - 1 && size > 0 && size * acc_bytes(x->dtype) <= IX_LINE_SMEM && size <= 4 * K)
+        return scatter_add_lines(d, s, x, size, ids, src);
+    ix_rows r;
+    if (add && one_index_per_row && space_rows(s, &r))
+        return index_add_rows(d, &r, x, size, ids, src);
+    return scatter_general(d, s, x, size, ids, src, add);
+}
+
+wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(x);
+    const int64_t size = x->shape[dim];
+    if (wk_numel(ids->rank, ids->shape) == 0)
+        return WK_OK;
+    WK_TRY(check_ids(d, ids, size, add ? WK_GPU_FAULT_SCATTER_ADD : WK_GPU_FAULT_SCATTER));
+    ix_space s;
+    space_make(&s, ids->rank, ids->shape, dim, x->strides, ids->strides, src->strides);
+    return scatter_run(d, &s, x, size, ids, src, add, false);
+}
+
+wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(x);
+    const int64_t size = x->shape[dim];
+    WK_TRY(check_ids(d, ids, size, WK_GPU_FAULT_INDEX_ADD));
+    int64_t is[WK_MAX_RANK] = {0};
+    is[dim] = ids->strides[0];
+    ix_space s;
+    space_make(&s, src->rank, src->shape, dim, x->strides, is, src->strides);
+    return scatter_run(d, &s, x, size, ids, src, true, true);
+}

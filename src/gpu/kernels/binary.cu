@@ -1,0 +1,231 @@
+/* binary.cu: the two- and three-input element-wise kernels: binary_<op>_<sfx>, compare_<op>_<sfx> (u8 result),
+ * where_<cond sfx>_<value sfx>. Same results as cpu/binary.c; contiguous aligned operands move in vectors. */
+#include "common.cuh"
+
+/* ---- the engine: out[i] = f(a[i], b[i]) (or where's selection) over n elements, out contiguous */
+
+/* Words of one vector access: the widest aligned load/store for a pack of that many bytes. */
+struct alignas(16) bn_w16 { uint32_t v[4]; };
+struct alignas(8) bn_w8 { uint32_t v[2]; };
+template <int B> struct bn_word { typedef bn_w16 type; }; /* 16 bytes and more: 16-byte words */
+template <> struct bn_word<2> { typedef uint16_t type; };
+template <> struct bn_word<4> { typedef uint32_t type; };
+template <> struct bn_word<8> { typedef bn_w8 type; };
+
+/* N elements of T moved as whole words. Pack v of an array starts at byte v * N * sizeof(T): with the array
+ * 16-byte aligned, every word is aligned to its size. */
+template <class T, int N> struct bn_pack {
+    static constexpr int bytes = N * (int)sizeof(T), wb = bytes < 16 ? bytes : 16, nw = bytes / wb;
+    typedef typename bn_word<wb>::type word;
+    union {
+        word w[nw];
+        T t[N];
+    };
+    __device__ __forceinline__ void load(const T *p, int64_t v)
+    {
+        const word *s = reinterpret_cast<const word *>(p) + v * nw;
+#pragma unroll
+        for (int k = 0; k < nw; k++)
+            w[k] = s[k];
+    }
+    __device__ __forceinline__ void store(T *p, int64_t v) const
+    {
+        word *d = reinterpret_cast<word *>(p) + v * nw;
+#pragma unroll
+        for (int k = 0; k < nw; k++)
+            d[k] = w[k];
+    }
+};
+
+__device__ __forceinline__ bool bn_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* wk_offset with 32-bit division, valid while every index fits (n < 2^32): 64-bit division is a long
+ * software sequence on GPUs and would bound broadcast and strided kernels. The outermost dim needs no division. */
+__device__ __forceinline__ int64_t bn_offset32(const wk_gpu_layout &L, uint32_t i)
+{
+    if (L.contiguous)
+        return i;
+    int64_t off = 0;
+#pragma unroll 1
+    for (int d = L.rank - 1; d > 0; d--) {
+        uint32_t s = (uint32_t)L.shape[d], q = i / s;
+        off += (int64_t)(i - q * s) * L.stride[d];
+        i = q;
+    }
+    return L.rank > 0 ? off + (int64_t)i * L.stride[0] : 0; /* i < shape[0] here: no division */
+}
+
+#define BN_TAIL_LOOP(i, from, n)                                                                        \
+    for (int64_t i = (from) + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)(n);       \
+         i += (int64_t)gridDim.x * blockDim.x)
+
+/* Each thread of the vector path makes 16 bytes of out (N elements). The host sizes the grid for n / N items
+ * when every operand is contiguous and 16-byte aligned, else for n items; any grid is correct. */
+template <class T, class O, class F>
+__device__ __forceinline__ void bn_run2(const T *a, const wk_gpu_layout &la, const T *b, const wk_gpu_layout &lb,
+                                        O *o, int64_t n, F f)
+{
+    constexpr int N = 16 / (int)sizeof(O);
+    if (la.contiguous && lb.contiguous && bn_aligned(a) && bn_aligned(b) && bn_aligned(o)) {
+        const int64_t nv = n / N;
+        WK_GRID_LOOP(v, nv) {
+            bn_pack<T, N> pa, pb;
+            bn_pack<O, N> r;
+            pa.load(a, v);
+            pb.load(b, v);
+#pragma unroll
+            for (int j = 0; j < N; j++)
+                wk_st(&r.t[j], f(wk_ld(&pa.t[j]), wk_ld(&pb.t[j])));
+            r.store(o, v);
+        }
+        BN_TAIL_LOOP(i, nv * N, n)
+            wk_st(o + i, f(wk_ld(a + i), wk_ld(b + i)));
+    } else if (n <= (int64_t)UINT32_MAX) {
+#pragma unroll 1
+        WK_GRID_LOOP(i, n) {
+            uint32_t k = (uint32_t)i;
+            wk_st(o + i, f(wk_ld(a + bn_offset32(la, k)), wk_ld(b + bn_offset32(lb, k))));
+        }
+    } else {
+#pragma unroll 1
+        WK_GRID_LOOP(i, n)
+            wk_st(o + i, f(wk_ld(a + wk_offset(la, i)), wk_ld(b + wk_offset(lb, i))));
+    }
+}
+
+/* where moves values as raw words of their size (f16 as its bits); cond is true when non-zero. */
+template <class C, class V>
+__device__ __forceinline__ void bn_where(const C *c, const wk_gpu_layout &lc, const V *t, const wk_gpu_layout &lt,
+                                         const V *f, const wk_gpu_layout &lf, V *o, int64_t n)
+{
+    constexpr int N = 16 / (int)sizeof(V);
+    if (lc.contiguous && lt.contiguous && lf.contiguous && bn_aligned(c) && bn_aligned(t) && bn_aligned(f) &&
+        bn_aligned(o)) {
+        const int64_t nv = n / N;
+        WK_GRID_LOOP(v, nv) {
+            bn_pack<C, N> pc;
+            bn_pack<V, N> pt, pf, r;
+            pc.load(c, v);
+            pt.load(t, v);
+            pf.load(f, v);
+#pragma unroll
+            for (int j = 0; j < N; j++)
+                r.t[j] = pc.t[j] != 0 ? pt.t[j] : pf.t[j];
+            r.store(o, v);
+        }
+        BN_TAIL_LOOP(i, nv * N, n)
+            o[i] = c[i] != 0 ? t[i] : f[i];
+    } else if (n <= (int64_t)UINT32_MAX) {
+#pragma unroll 1
+        WK_GRID_LOOP(i, n) {
+            uint32_t k = (uint32_t)i;
+            o[i] = c[bn_offset32(lc, k)] != 0 ? t[bn_offset32(lt, k)] : f[bn_offset32(lf, k)];
+        }
+    } else {
+#pragma unroll 1
+        WK_GRID_LOOP(i, n)
+            o[i] = c[wk_offset(lc, i)] != 0 ? t[wk_offset(lt, i)] : f[wk_offset(lf, i)];
+    }
+}
+
+/* ---- integer helpers: arithmetic in the unsigned type, so that overflow wraps without undefined behaviour */
+
+template <class T> struct bn_int;
+template <> struct bn_int<uint8_t> { typedef uint32_t u; static constexpr bool is_signed = false; };
+template <> struct bn_int<uint32_t> { typedef uint32_t u; static constexpr bool is_signed = false; };
+template <> struct bn_int<int32_t> { typedef uint32_t u; static constexpr bool is_signed = true; };
+template <> struct bn_int<int64_t> { typedef uint64_t u; static constexpr bool is_signed = true; };
+
+/* ---- arithmetic: float/double overloads (f16/bf16 compute in float), a template for ints */
+
+#define BN_ARITH(name, fexpr, iexpr)                                                                  \
+    struct bn_##name {                                                                                \
+        __device__ __forceinline__ float operator()(float a, float b) const { return fexpr; }         \
+        __device__ __forceinline__ double operator()(double a, double b) const { return fexpr; }      \
+        template <class T> __device__ __forceinline__ T operator()(T a, T b) const                    \
+        {                                                                                             \
+            typedef typename bn_int<T>::u U;                                                          \
+            (void)sizeof(U);                                                                          \
+            return iexpr;                                                                             \
+        }                                                                                             \
+    };
+BN_ARITH(add, a + b, (T)((U)a + (U)b))
+BN_ARITH(sub, a - b, (T)((U)a - (U)b))
+BN_ARITH(mul, a * b, (T)((U)a * (U)b))
+/* NaN propagates: a when a is NaN, else b when b is NaN (a > NaN is false). */
+BN_ARITH(maximum, a > b || a != a ? a : b, a > b ? a : b)
+BN_ARITH(minimum, a < b || a != a ? a : b, a < b ? a : b)
+#undef BN_ARITH
+
+/* Ints truncate toward zero; x / 0 = 0 (documented); MIN / -1, the one overflowing quotient, wraps to MIN as
+ * 0 - MIN does. Floats: IEEE. */
+struct bn_div {
+    __device__ __forceinline__ float operator()(float a, float b) const { return a / b; }
+    __device__ __forceinline__ double operator()(double a, double b) const { return a / b; }
+    template <class T> __device__ __forceinline__ T operator()(T a, T b) const
+    {
+        typedef typename bn_int<T>::u U;
+        if (b == 0)
+            return (T)0;
+        if constexpr (bn_int<T>::is_signed) {
+            if (b == -1)
+                return (T)((U)0 - (U)a);
+        }
+        return (T)(a / b);
+    }
+};
+
+/* ---- comparisons to u8 (IEEE: false with NaN except ne); f16/bf16 compare exactly in float */
+
+#define BN_COMPARE(name, op)                                                                              \
+    struct bn_##name {                                                                                    \
+        template <class C> __device__ __forceinline__ uint8_t operator()(C a, C b) const { return a op b; } \
+    };
+BN_COMPARE(eq, ==)
+BN_COMPARE(ne, !=)
+BN_COMPARE(lt, <)
+BN_COMPARE(le, <=)
+BN_COMPARE(gt, >)
+BN_COMPARE(ge, >=)
+#undef BN_COMPARE
+
+/* ---- entry points. binary_<op>_<sfx> and compare_<op>_<sfx>: (a, layout of a, b, layout of b, out, n);
+ * where_<c>_<v>: (cond, its layout, t, its layout, f, its layout, out, n). */
+
+#define BN_BINARY(op, sfx, T)                                                                               \
+    WK_KERNEL void binary_##op##_##sfx(const T *a, wk_gpu_layout la, const T *b, wk_gpu_layout lb, T *o,   \
+                                       int64_t n)                                                          \
+    {                                                                                                      \
+        bn_run2(a, la, b, lb, o, n, bn_##op());                                                            \
+    }
+#define BN_CMP(op, sfx, T)                                                                                  \
+    WK_KERNEL void compare_##op##_##sfx(const T *a, wk_gpu_layout la, const T *b, wk_gpu_layout lb,         \
+                                        uint8_t *o, int64_t n)                                             \
+    {                                                                                                      \
+        bn_run2(a, la, b, lb, o, n, bn_##op());                                                            \
+    }
+#define BN_BINARY_OPS(Y, sfx, T) \
+    Y(add, sfx, T) Y(sub, sfx, T) Y(mul, sfx, T) Y(div, sfx, T) Y(maximum, sfx, T) Y(minimum, sfx, T)
+#define BN_COMPARE_OPS(Y, sfx, T) Y(eq, sfx, T) Y(ne, sfx, T) Y(lt, sfx, T) Y(le, sfx, T) Y(gt, sfx, T) Y(ge, sfx, T)
+#define BN_DT(sfx, T) BN_BINARY_OPS(BN_BINARY, sfx, T) BN_COMPARE_OPS(BN_CMP, sfx, T)
+WK_ALL_DTYPES(BN_DT)
+#undef BN_DT
+
+/* Raw word of a value's size: where's instances depend on the size only. */
+template <int B> struct bn_raw;
+template <> struct bn_raw<1> { typedef uint8_t type; };
+template <> struct bn_raw<2> { typedef uint16_t type; };
+template <> struct bn_raw<4> { typedef uint32_t type; };
+template <> struct bn_raw<8> { typedef uint64_t type; };
+
+#define BN_WHERE(csfx, C, vsfx, V)                                                                          \
+    WK_KERNEL void where_##csfx##_##vsfx(const C *c, wk_gpu_layout lc, const V *t, wk_gpu_layout lt,        \
+                                         const V *f, wk_gpu_layout lf, V *o, int64_t n)                    \
+    {                                                                                                      \
+        typedef bn_raw<sizeof(V)>::type R;                                                                 \
+        bn_where(c, lc, (const R *)t, lt, (const R *)f, lf, (R *)o, n);                                    \
+    }
+#define BN_CONDS(Y, vsfx, V) Y(u8, uint8_t, vsfx, V) Y(u32, uint32_t, vsfx, V) Y(i64, int64_t, vsfx, V)
+#define BN_WHERE_DT(vsfx, V) BN_CONDS(BN_WHERE, vsfx, V)
+WK_ALL_DTYPES(BN_WHERE_DT)
+#undef BN_WHERE_DT

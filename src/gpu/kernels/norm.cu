@@ -1,0 +1,463 @@
+/* norm.cu: softmax / log_softmax, rms_norm and layer_norm over the last dim. A group of lanes holds a row in
+ * registers (one read, one write); rows too long for that take a block each and read the row once per pass.
+ * Statistics in f32 (f64 for f64 rows). The CPU redoes in f64 the f32 sums that overflow or underflow; that is
+ * beyond OPS.md ("f32 or wider"), and tests/cases/norm.c skips those cases on other devices. */
+#include "common.cuh"
+
+/* Flags: x rows and out rows go by 16-byte vectors; w, b too; log_softmax. */
+#define NM_VEC 1
+#define NM_WVEC 2
+#define NM_BVEC 4
+#define NM_LOG 8
+
+enum { NM_SOFTMAX, NM_RMS, NM_LAYER };
+
+template <class T> struct nm_c { typedef float type; }; /* statistics and arithmetic: f32, or f64 for f64 */
+template <> struct nm_c<double> { typedef double type; };
+
+__device__ __forceinline__ float nm_exp(float v) { return expf(v); }
+__device__ __forceinline__ double nm_exp(double v) { return exp(v); }
+
+/* 16 bytes as words: narrow elements come out and go in by shifts, never through local memory. */
+struct alignas(16) nm_v16 { uint32_t w[4]; };
+
+template <class T> __device__ __forceinline__ T nm_get(const nm_v16 &v, int k)
+{
+    T t;
+    if constexpr (sizeof(T) == 2) {
+        uint16_t b = (uint16_t)(v.w[k >> 1] >> (16 * (k & 1)));
+        memcpy(&t, &b, 2);
+    } else if constexpr (sizeof(T) == 4) {
+        memcpy(&t, &v.w[k], 4);
+    } else {
+        uint64_t b = (uint64_t)v.w[2 * k] | ((uint64_t)v.w[2 * k + 1] << 32);
+        memcpy(&t, &b, 8);
+    }
+    return t;
+}
+
+/* v must start zeroed. */
+template <class T> __device__ __forceinline__ void nm_put(nm_v16 &v, int k, T t)
+{
+    if constexpr (sizeof(T) == 2) {
+        uint16_t b;
+        memcpy(&b, &t, 2);
+        v.w[k >> 1] |= (uint32_t)b << (16 * (k & 1));
+    } else if constexpr (sizeof(T) == 4) {
+        memcpy(&v.w[k], &t, 4);
+    } else {
+        uint64_t b;
+        memcpy(&b, &t, 8);
+        v.w[2 * k] = (uint32_t)b;
+        v.w[2 * k + 1] = (uint32_t)(b >> 32);
+    }
+}
+
+template <class T> __device__ __forceinline__ typename nm_c<T>::type nm_cvt(T t) { return wk_ld(&t); }
+template <class T> __device__ __forceinline__ T nm_pack(typename nm_c<T>::type v)
+{
+    T t;
+    wk_st(&t, v);
+    return t;
+}
+
+/* Element offset of row i (< numel) of L; the outermost dim needs no division. */
+__device__ __forceinline__ int64_t nm_off(const wk_gpu_layout &L, int64_t i)
+{
+    if (L.contiguous)
+        return i;
+    int64_t off = 0;
+    for (int d = L.rank - 1; d > 0; d--) {
+        int64_t s = L.shape[d], q = i / s;
+        off += (i - q * s) * L.stride[d];
+        i = q;
+    }
+    return L.rank > 0 ? off + i * L.stride[0] : off;
+}
+
+/* ---------------------------------------------------------------- group reductions
+ * A group is G aligned lanes of one warp (G <= warp width, by shuffles) or the whole block (G == blockDim.x).
+ * Every thread of the block calls them, every lane of the group gets the same result. */
+struct nm_add { template <class C> __device__ C operator()(C a, C b) const { return a + b; } };
+struct nm_max { template <class C> __device__ C operator()(C a, C b) const { return a > b ? a : b; } };
+
+template <class C, class Op> __device__ __forceinline__ C nm_group(C v, Op op, int G)
+{
+    if (G <= WK_WARP_SIZE) {
+        for (int o = G / 2; o > 0; o >>= 1)
+            v = op(v, wk_shfl_xor(v, o));
+        return v;
+    }
+    return wk_block_reduce(v, op);
+}
+
+/* Sums of a and b over the group at once (one pass through shared memory instead of two). */
+template <class C> __device__ void nm_group2(C &a, C &b, int G)
+{
+    const int W = WK_WARP_SIZE;
+    for (int o = (G <= W ? G : W) / 2; o > 0; o >>= 1) {
+        a += wk_shfl_xor(a, o);
+        b += wk_shfl_xor(b, o);
+    }
+    if (G <= W)
+        return;
+    __shared__ C sa[WK_MAX_BLOCK / WK_MIN_WARP], sb[WK_MAX_BLOCK / WK_MIN_WARP];
+    int lane = threadIdx.x % W, warp = threadIdx.x / W, nwarps = blockDim.x / W;
+    __syncthreads(); /* sa/sb may still be read by a previous call */
+    if (lane == 0) {
+        sa[warp] = a;
+        sb[warp] = b;
+    }
+    __syncthreads();
+    a = sa[0];
+    b = sb[0];
+    for (int k = 1; k < nwarps; k++) {
+        a += sa[k];
+        b += sb[k];
+    }
+}
+
+/* ---------------------------------------------------------------- rows from memory
+ * Rows too long for registers: a block each, reading the row again for each statistic. */
+
+/* A long f32 sum in two levels (blocks of NM_FLUSH terms, then the total), like the CPU's blocks. */
+#define NM_FLUSH 32
+template <class C> struct nm_sum {
+    C tot = 0, blk = 0;
+    int k = 0;
+    __device__ void add(C v)
+    {
+        blk += v;
+        if (++k == NM_FLUSH) {
+            tot += blk;
+            blk = 0;
+            k = 0;
+        }
+    }
+    __device__ C get() const { return tot + blk; }
+};
+
+/* The formulas of the register path below, pass by pass; lane `lane` of G (G == blockDim.x). */
+template <class T, int KIND>
+__device__ void nm_row_mem(const T *xr, int64_t s, int64_t n, const T *w, int64_t ws, const T *b, int64_t bs,
+                           double eps, T *y, int lane, int G, int flags)
+{
+    typedef typename nm_c<T>::type C;
+    double dn = (double)n;
+#define NM_EACH(j) for (int64_t j = lane; j < n; j += G)
+#define NM_X(j) ((C)wk_ld(xr + (j) * s))
+    if (KIND == NM_SOFTMAX) {
+        bool log = flags & NM_LOG;
+        C m = -(C)INFINITY;
+        NM_EACH(j) {
+            C v = NM_X(j);
+            m = v > m ? v : m;
+        }
+        m = nm_group(m, nm_max(), G);
+        nm_sum<C> acc;
+        NM_EACH(j) acc.add(nm_exp(NM_X(j) - m));
+        C sum = nm_group(acc.get(), nm_add(), G);
+        C f = log ? (C)::log((double)sum) : (C)(1.0 / (double)sum);
+        NM_EACH(j) {
+            C d = NM_X(j) - m;
+            wk_st(y + j, log ? d - f : nm_exp(d) * f);
+        }
+        return;
+    }
+    if (KIND == NM_RMS) {
+        nm_sum<C> acc;
+        NM_EACH(j) {
+            C v = NM_X(j);
+            acc.add(v * v);
+        }
+        double ss = nm_group(acc.get(), nm_add(), G);
+        C scale = (C)(1.0 / sqrt(ss / dn + eps));
+        NM_EACH(j) wk_st(y + j, NM_X(j) * scale * (C)wk_ld(w + j * ws));
+        return;
+    }
+    nm_sum<C> a0;
+    NM_EACH(j) a0.add(NM_X(j));
+    C m = (C)((double)nm_group(a0.get(), nm_add(), G) / dn), fix = 0, scale;
+    nm_sum<C> a1, a2;
+    NM_EACH(j) {
+        C d = NM_X(j) - m;
+        a1.add(d);
+        a2.add(d * d);
+    }
+    C s1 = a1.get(), s2 = a2.get();
+    nm_group2(s1, s2, G);
+    if (sizeof(C) == 4) {
+        double f = s1 / dn, var = s2 / dn - f * f;
+        var = var > 0 ? var : 0;
+        fix = (C)f;
+        scale = (C)(1.0 / sqrt(var + eps));
+    } else {
+        scale = (C)(1.0 / sqrt(s2 / dn + eps));
+    }
+    NM_EACH(j) {
+        C v = (NM_X(j) - m - fix) * scale; /* fix is 0 for f64 */
+        if (w)
+            v *= (C)wk_ld(w + j * ws);
+        if (b)
+            v += (C)wk_ld(b + j * bs);
+        wk_st(y + j, v);
+    }
+#undef NM_EACH
+#undef NM_X
+}
+
+/* ---------------------------------------------------------------- rows in registers
+ * G lanes per row, S = NV * VW values per lane. VEC: slot k of a lane is the 16-byte vector k * G + lane of
+ * the row; otherwise element (k * VW + e) * G + lane, read with x's stride. Slots past the row's end hold 0
+ * and are skipped where 0 would count. */
+template <class T, int NV, bool VEC> struct nm_row {
+    typedef typename nm_c<T>::type C;
+    static constexpr int VW = 16 / sizeof(T), S = NV * VW;
+    C v[S];
+    const T *x;
+    int64_t s;
+    int lane, G, n; /* n: the row's length, 0 for a group without a row */
+
+    __device__ int idx(int k, int e) const { return VEC ? (k * G + lane) * VW + e : (k * VW + e) * G + lane; }
+    __device__ bool in(int k, int e) const { return idx(k, VEC ? 0 : e) < n; }
+
+    __device__ void load()
+    {
+        if constexpr (VEC) {
+#pragma unroll
+            for (int k = 0; k < NV; k++) {
+                nm_v16 p = {{0, 0, 0, 0}};
+                if (in(k, 0))
+                    p = *(const nm_v16 *)(x + idx(k, 0));
+#pragma unroll
+                for (int e = 0; e < VW; e++)
+                    v[k * VW + e] = nm_cvt(nm_get<T>(p, e));
+            }
+        } else { /* element i = k * VW + e sits at (i * G + lane) * s: one pointer, stepped */
+            const T *p = x + (int64_t)lane * s;
+            int64_t step = (int64_t)G * s;
+#pragma unroll
+            for (int i = 0; i < S; i++, p += step)
+                v[i] = i * G + lane < n ? wk_ld(p) : (C)0;
+        }
+    }
+
+    /* The VW values of a parameter (w or b, stride ps) for slot k: vectors when pvec (then VEC too). */
+    __device__ void param(const T *p, int64_t ps, bool pvec, int k, C *out) const
+    {
+        if (VEC && pvec) {
+            nm_v16 q = {{0, 0, 0, 0}};
+            if (in(k, 0))
+                q = *(const nm_v16 *)(p + idx(k, 0));
+#pragma unroll
+            for (int e = 0; e < VW; e++)
+                out[e] = nm_cvt(nm_get<T>(q, e));
+        } else {
+            const T *q = p + ((int64_t)idx(k, 0)) * ps;
+            int64_t step = (VEC ? 1 : (int64_t)G) * ps;
+#pragma unroll
+            for (int e = 0; e < VW; e++, q += step)
+                out[e] = in(k, e) ? wk_ld(q) : (C)0;
+        }
+    }
+
+    /* y (contiguous) = v, slot by slot. */
+    __device__ void store(T *y) const
+    {
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            if constexpr (VEC) {
+                if (in(k, 0)) {
+                    nm_v16 p = {{0, 0, 0, 0}};
+#pragma unroll
+                    for (int e = 0; e < VW; e++)
+                        nm_put(p, e, nm_pack<T>(v[k * VW + e]));
+                    *(nm_v16 *)(y + idx(k, 0)) = p;
+                }
+            } else {
+#pragma unroll
+                for (int e = 0; e < VW; e++)
+                    if (in(k, e))
+                        wk_st(y + idx(k, e), v[k * VW + e]);
+            }
+        }
+    }
+};
+
+/* softmax: max (a NaN is skipped here and spreads through the sum), e = exp(x - max), e / sum(e);
+ * log_softmax: (x - max) - log(sum(e)). The per-row scalars in f64, as the CPU. */
+template <class T, int NV, bool VEC> __device__ void nm_softmax_row(nm_row<T, NV, VEC> &r, bool log)
+{
+    typedef typename nm_c<T>::type C;
+    constexpr int VW = nm_row<T, NV, VEC>::VW;
+    C m = -(C)INFINITY, sum = 0;
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+#pragma unroll
+        for (int e = 0; e < VW; e++)
+            if (r.in(k, e))
+                m = r.v[k * VW + e] > m ? r.v[k * VW + e] : m;
+    m = nm_group(m, nm_max(), r.G);
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+#pragma unroll
+        for (int e = 0; e < VW; e++)
+            if (r.in(k, e)) {
+                C d = r.v[k * VW + e] - m, ex = nm_exp(d);
+                r.v[k * VW + e] = log ? d : ex;
+                sum += ex;
+            }
+    sum = nm_group(sum, nm_add(), r.G);
+    C f = log ? (C)::log((double)sum) : (C)(1.0 / (double)sum);
+#pragma unroll
+    for (int i = 0; i < nm_row<T, NV, VEC>::S; i++)
+        r.v[i] = log ? r.v[i] - f : r.v[i] * f;
+}
+
+/* y = (x - center - fix) * scale [* w] [+ b], slot by slot (the CPU's order of operations). */
+template <class T, int NV, bool VEC>
+__device__ void nm_normalize(nm_row<T, NV, VEC> &r, typename nm_c<T>::type center, typename nm_c<T>::type fix,
+                             typename nm_c<T>::type scale, const T *w, int64_t ws, const T *b, int64_t bs, int flags)
+{
+    typedef typename nm_c<T>::type C;
+    constexpr int VW = nm_row<T, NV, VEC>::VW;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        C wv[VW], bv[VW];
+        if (w)
+            r.param(w, ws, flags & NM_WVEC, k, wv);
+        if (b)
+            r.param(b, bs, flags & NM_BVEC, k, bv);
+#pragma unroll
+        for (int e = 0; e < VW; e++) {
+            C y = (r.v[k * VW + e] - center - fix) * scale;
+            if (w)
+                y *= wv[e];
+            if (b)
+                y += bv[e];
+            r.v[k * VW + e] = y;
+        }
+    }
+}
+
+/* rms_norm: x * scale * w, scale = 1 / sqrt(mean(x^2) + eps). */
+template <class T, int NV, bool VEC>
+__device__ void nm_rms_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, int flags, double eps)
+{
+    typedef typename nm_c<T>::type C;
+    C ss = 0;
+#pragma unroll
+    for (int i = 0; i < nm_row<T, NV, VEC>::S; i++)
+        ss += r.v[i] * r.v[i]; /* slots past the end hold 0 */
+    double ssd = nm_group(ss, nm_add(), r.G);
+    nm_normalize(r, (C)0, (C)0, (C)(1.0 / sqrt(ssd / (double)r.n + eps)), w, ws, (const T *)nullptr, 0, flags);
+}
+
+/* layer_norm as the CPU: f32 rows: m = the mean rounded to f32, fix = mean(x - m) (what m misses of the mean),
+ * var = mean((x - m)^2) - fix^2 (biased), y = ((x - m) - fix) * scale [* w] [+ b], scale = 1 / sqrt(var + eps);
+ * f64 rows: the mean, then mean((x - mean)^2). */
+template <class T, int NV, bool VEC>
+__device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, const T *b, int64_t bs, int flags,
+                             double eps)
+{
+    typedef typename nm_c<T>::type C;
+    constexpr int VW = nm_row<T, NV, VEC>::VW, S = nm_row<T, NV, VEC>::S;
+    double n = (double)r.n;
+    C s0 = 0;
+#pragma unroll
+    for (int i = 0; i < S; i++)
+        s0 += r.v[i];
+    C m = (C)((double)nm_group(s0, nm_add(), r.G) / n), s1 = 0, s2 = 0;
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+#pragma unroll
+        for (int e = 0; e < VW; e++)
+            if (r.in(k, e)) {
+                C d = r.v[k * VW + e] - m;
+                s1 += d;
+                s2 += d * d;
+            }
+    if constexpr (sizeof(C) == 4) {
+        nm_group2(s1, s2, r.G);
+        double f = s1 / n, var = s2 / n - f * f;
+        var = var > 0 ? var : 0;
+        nm_normalize(r, m, (C)f, (C)(1.0 / sqrt(var + eps)), w, ws, b, bs, flags);
+    } else {
+        s2 = nm_group(s2, nm_add(), r.G);
+        nm_normalize(r, m, (C)0, (C)(1.0 / sqrt(s2 / n + eps)), w, ws, b, bs, flags);
+    }
+}
+
+/* Row `row` of x starts at nm_off(rows, row) and has n elements x[j * s]; out is contiguous. Groups of G lanes
+ * as in nm_group: G <= warp width: blockDim.x / G rows per block at a time; else one. */
+template <class T, int NV, bool VEC, int KIND>
+__device__ void nm_reg(const T *__restrict__ x, const wk_gpu_layout &rows, int64_t s, int64_t n, int64_t nrows,
+                       const T *w, int64_t ws, const T *b, int64_t bs, double eps, T *out, int G, int flags)
+{
+    nm_row<T, NV, VEC> r;
+    r.G = G;
+    r.lane = (int)(threadIdx.x % (unsigned)G);
+    r.s = s;
+    int64_t per = G <= WK_WARP_SIZE ? blockDim.x / G : 1, grp = threadIdx.x / G;
+    for (int64_t base = (int64_t)blockIdx.x * per; base < nrows; base += (int64_t)gridDim.x * per) {
+        int64_t row = base + grp;
+        bool valid = row < nrows;
+        r.n = valid ? (int)n : 0;
+        r.x = x + (valid ? nm_off(rows, row) : 0);
+        r.load();
+        if (KIND == NM_SOFTMAX)
+            nm_softmax_row(r, flags & NM_LOG);
+        else if (KIND == NM_RMS)
+            nm_rms_row(r, w, ws, flags, eps);
+        else
+            nm_layer_row(r, w, ws, b, bs, flags, eps);
+        if (valid)
+            r.store(out + row * n);
+    }
+}
+
+/* Rows too long for registers: a block each. */
+template <class T, int KIND>
+__device__ void nm_long(const T *__restrict__ x, const wk_gpu_layout &rows, int64_t s, int64_t n, int64_t nrows,
+                        const T *w, int64_t ws, const T *b, int64_t bs, double eps, T *out, int flags)
+{
+    for (int64_t row = blockIdx.x; row < nrows; row += gridDim.x)
+        nm_row_mem<T, KIND>(x + nm_off(rows, row), s, n, w, ws, b, bs, eps, out + row * n, threadIdx.x, blockDim.x,
+                            flags);
+}
+
+/* ---------------------------------------------------------------- entry points
+ * norm_<kind>_v<NV>_<dtype>: rows in registers read as vectors (NM_VEC), NV 16-byte slots per lane;
+ * norm_<kind>_s<NV>_<dtype>: the same by elements (strided or unaligned rows); norm_<kind>_long_<dtype>. */
+/* Blocks of up to 1024 threads (one row per block): at most 64 registers a thread. */
+#define NM_BOUNDS __launch_bounds__(1024)
+#define NM_PARAMS(T)                                                                                                   \
+    const T *x, wk_gpu_layout rows, int64_t s, int64_t n, int64_t nrows, const T *w, int64_t ws, const T *b,           \
+        int64_t bs, double eps, T *out, int G, int flags
+#define NM_REG(kname, KIND, NV, sfx, T)                                                                                \
+    WK_KERNEL void NM_BOUNDS norm_##kname##_v##NV##_##sfx(NM_PARAMS(T))                                                \
+    {                                                                                                                  \
+        nm_reg<T, NV, true, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, G, flags);                             \
+    }                                                                                                                  \
+    WK_KERNEL void NM_BOUNDS norm_##kname##_s##NV##_##sfx(NM_PARAMS(T))                                                \
+    {                                                                                                                  \
+        nm_reg<T, NV, false, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, G, flags);                            \
+    }
+#define NM_LONG(kname, KIND, sfx, T)                                                                                   \
+    WK_KERNEL void NM_BOUNDS norm_##kname##_long_##sfx(NM_PARAMS(T))                                                   \
+    {                                                                                                                  \
+        (void)G;                                                                                                       \
+        nm_long<T, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, flags);                                         \
+    }
+/* NV up to 2 for f16/bf16 and 4 for f32 (16 f32 values a lane), 4 for f64 (8 f64 values) */
+#define NM_SET(kname, KIND, sfx, T, NV4)                                                                               \
+    NM_REG(kname, KIND, 1, sfx, T) NM_REG(kname, KIND, 2, sfx, T) NV4(NM_REG(kname, KIND, 4, sfx, T))                  \
+    NM_LONG(kname, KIND, sfx, T)
+#define NM_YES(x) x
+#define NM_NO(x)
+#define NM_KINDS(sfx, T, NV4)                                                                                          \
+    NM_SET(softmax, NM_SOFTMAX, sfx, T, NV4) NM_SET(rms, NM_RMS, sfx, T, NV4) NM_SET(layer, NM_LAYER, sfx, T, NV4)
+NM_KINDS(f16, wk_f16, NM_NO)
+NM_KINDS(bf16, wk_bf16, NM_NO)
+NM_KINDS(f32, float, NM_YES)
+NM_KINDS(f64, double, NM_YES)

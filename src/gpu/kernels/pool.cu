@@ -1,0 +1,161 @@
+/* pool.cu: max and average pooling over strided NCHW input: pool_max_<sfx> (every dtype), pool_avg_<sfx>
+ * (float), one thread per output element. Same windows, divisors and NaN rule as cpu/pool.c. */
+#include "common.cuh"
+
+/* n / d as a multiply-high and a shift (m, s from the host, PyTorch's IntDivider recipe): valid for
+ * n < 2^31. A division by a run-time divisor is a long instruction sequence, and pooling does three per
+ * output element, enough to make the kernel issue-bound instead of memory-bound. */
+struct pool_div32 {
+    uint32_t m, s;
+    __device__ __forceinline__ uint32_t operator()(uint32_t n) const
+    {
+        return ((uint32_t)(((uint64_t)n * m) >> 32) + n) >> s;
+    }
+};
+/* The wide path (indices or offsets past 2^31): plain 64-bit division. */
+struct pool_div64 {
+    int64_t d;
+    __device__ __forceinline__ int64_t operator()(int64_t n) const { return n / d; }
+};
+
+/* NaN test in the compute type: integers have none. */
+template <class C> __device__ __forceinline__ bool pool_isnan(C) { return false; }
+template <> __device__ __forceinline__ bool pool_isnan<float>(float v) { return v != v; }
+template <> __device__ __forceinline__ bool pool_isnan<double>(double v) { return v != v; }
+
+/* Everything about the input and the window that does not depend on the output element. */
+struct pool_geom {
+    int64_t H, W, sN, sC, sH, sW; /* input spatial size and strides (elements) */
+    int64_t kh, kw, sth, stw, ph, pw;
+    int32_t count_include_pad;
+};
+
+/* The window's reduction. Generic: any window, loop by loop. S: the signed offset type. */
+template <class T, bool IS_MAX, class S>
+__device__ __forceinline__ typename wk_compute<T>::type pool_window(const T *p, S hn, S wn, S sH, S sW)
+{
+    typedef typename wk_compute<T>::type CT;
+    if constexpr (IS_MAX) {
+        /* PyTorch's rule: a NaN replaces the running max, and only a later NaN replaces a NaN */
+        CT m = wk_ld(p);
+        for (S a = 0; a < hn; a++, p += sH) {
+            const T *q = p;
+            for (S b = 0; b < wn; b++, q += sW) {
+                CT v = wk_ld(q);
+                m = (v > m || pool_isnan(v)) ? v : m;
+            }
+        }
+        return m;
+    } else {
+        CT sum = 0;
+        for (S a = 0; a < hn; a++, p += sH) {
+            const T *q = p;
+            for (S b = 0; b < wn; b++, q += sW)
+                sum += wk_ld(q);
+        }
+        return sum;
+    }
+}
+
+/* Windows of at most KH x KW, fully unrolled so every load is issued before the first one is used (the
+ * loop above waits for each load in turn and leaves too few bytes in flight). Taps past the clipped window
+ * reload its last row / column: max is unchanged by re-reading a suffix of what it has seen (the last NaN
+ * stays the last), avg drops them. Offsets in S, added to x once per load. */
+template <class T, bool IS_MAX, int KH, int KW, class S>
+__device__ __forceinline__ typename wk_compute<T>::type pool_window_small(const T *x, S off, S hn, S wn, S sH,
+                                                                          S sW)
+{
+    typedef typename wk_compute<T>::type CT;
+    CT v[KH][KW];
+#pragma unroll
+    for (int a = 0; a < KH; a++)
+#pragma unroll
+        for (int b = 0; b < KW; b++)
+            v[a][b] = wk_ld(x + (off + (a < hn ? (S)a : hn - 1) * sH + (b < wn ? (S)b : wn - 1) * sW));
+    CT r = IS_MAX ? v[0][0] : (CT)0;
+#pragma unroll
+    for (int a = 0; a < KH; a++)
+#pragma unroll
+        for (int b = 0; b < KW; b++) {
+            if constexpr (IS_MAX)
+                r = (v[a][b] > r || pool_isnan(v[a][b])) ? v[a][b] : r;
+            else
+                r += (a < hn && b < wn) ? v[a][b] : (CT)0;
+        }
+    return r;
+}
+
+/* Output (n, c, oh, ow) = linear index i of the contiguous output. Narrow (I uint32_t, S int32_t, D
+ * pool_div32) when the host found every index, offset and window bound below 2^31; else wide (int64_t).
+ * Windows as cpu/pool.c window_at: [o*stride - pad, min(that + kernel, in + pad)) is the divisor's extent,
+ * clipped to the input for the elements read (never empty: pad <= kernel/2 and ceil mode's rule).
+ * KH x KW bounds the kernel (0 x 0: any kernel). */
+template <class T, bool IS_MAX, int KH, int KW, class I, class S, class D>
+__device__ __forceinline__ void pool_run(const T *__restrict__ x, T *__restrict__ out, I n, I C, I OH, I OW, D dOW,
+                                         D dOH, D dC, const pool_geom &g)
+{
+    typedef typename wk_compute<T>::type CT;
+    const S H = (S)g.H, W = (S)g.W, sN = (S)g.sN, sC = (S)g.sC, sH = (S)g.sH, sW = (S)g.sW;
+    const S kh = (S)g.kh, kw = (S)g.kw, sth = (S)g.sth, stw = (S)g.stw, ph = (S)g.ph, pw = (S)g.pw;
+    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (I)gridDim.x * blockDim.x) {
+        I row = dOW(i), ow = i - row * OW;
+        I nc = dOH(row), oh = row - nc * OH;
+        I ni = dC(nc), c = nc - ni * C;
+        S hlo = (S)oh * sth - ph, hhi = hlo + kh;
+        S wlo = (S)ow * stw - pw, whi = wlo + kw;
+        hhi = hhi < H + ph ? hhi : H + ph;
+        whi = whi < W + pw ? whi : W + pw;
+        S fh = hhi - hlo, fw = whi - wlo;
+        hlo = hlo > 0 ? hlo : 0;
+        wlo = wlo > 0 ? wlo : 0;
+        hhi = hhi < H ? hhi : H;
+        whi = whi < W ? whi : W;
+        S hn = hhi - hlo, wn = whi - wlo;
+        S off = (S)ni * sN + (S)c * sC + hlo * sH + wlo * sW;
+        CT r;
+        if constexpr (KH > 0)
+            r = pool_window_small<T, IS_MAX, KH, KW, S>(x, off, hn, wn, sH, sW);
+        else
+            r = pool_window<T, IS_MAX, S>(x + off, hn, wn, sH, sW);
+        if constexpr (!IS_MAX)
+            r = r / (CT)(g.count_include_pad ? (int64_t)fh * fw : (int64_t)hn * wn);
+        wk_st(out + i, r);
+    }
+}
+
+/* The window shape: 2x2 and 3x3 (the common pools) unrolled, the rest looped. */
+template <class T, bool IS_MAX, class I, class S, class D>
+__device__ __forceinline__ void pool_pick(const T *x, T *out, I n, I C, I OH, I OW, D dOW, D dOH, D dC,
+                                          const pool_geom &g)
+{
+    if (g.kh <= 2 && g.kw <= 2)
+        pool_run<T, IS_MAX, 2, 2, I, S>(x, out, n, C, OH, OW, dOW, dOH, dC, g);
+    else if (g.kh <= 3 && g.kw <= 3)
+        pool_run<T, IS_MAX, 3, 3, I, S>(x, out, n, C, OH, OW, dOW, dOH, dC, g);
+    else
+        pool_run<T, IS_MAX, 0, 0, I, S>(x, out, n, C, OH, OW, dOW, dOH, dC, g);
+}
+
+/* narrow != 0: the 32-bit path, with m/s the magic of the divisors OW, OH and C (see pool.c); else they
+ * are ignored. count_include_pad is read by avg only; both ops take the same parameters. */
+#define POOL_ENTRY(op, IS_MAX, sfx, T)                                                                      \
+    WK_KERNEL void pool_##op##_##sfx(const T *__restrict__ x, T *__restrict__ out, int64_t n, int64_t C,      \
+                                     int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t sN, int64_t sC,    \
+                                     int64_t sH, int64_t sW, int64_t kh, int64_t kw, int64_t sth, int64_t stw, \
+                                     int64_t ph, int64_t pw, int32_t count_include_pad, int32_t narrow,       \
+                                     uint32_t m_ow, uint32_t s_ow, uint32_t m_oh, uint32_t s_oh, uint32_t m_c, \
+                                     uint32_t s_c)                                                            \
+    {                                                                                                         \
+        pool_geom g = {H, W, sN, sC, sH, sW, kh, kw, sth, stw, ph, pw, count_include_pad};                    \
+        if (narrow)                                                                                           \
+            pool_pick<T, IS_MAX, uint32_t, int32_t>(x, out, (uint32_t)n, (uint32_t)C, (uint32_t)OH,           \
+                                                    (uint32_t)OW, pool_div32{m_ow, s_ow},                     \
+                                                    pool_div32{m_oh, s_oh}, pool_div32{m_c, s_c}, g);         \
+        else                                                                                                  \
+            pool_pick<T, IS_MAX, int64_t, int64_t>(x, out, n, C, OH, OW, pool_div64{OW}, pool_div64{OH},      \
+                                                   pool_div64{C}, g);                                         \
+    }
+#define POOL_MAX(sfx, T) POOL_ENTRY(max, true, sfx, T)
+#define POOL_AVG(sfx, T) POOL_ENTRY(avg, false, sfx, T)
+WK_ALL_DTYPES(POOL_MAX)
+WK_FLOAT_DTYPES(POOL_AVG)

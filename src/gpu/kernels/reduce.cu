@@ -1,0 +1,616 @@
+/* reduce.cu: sum/min/max (mean is sum with a division at the store) and argmin/argmax kernels: runs along the
+ * reduced dims (a group of lanes per run), columns of outputs (a thread per output), and the merge of partials. */
+#include "common.cuh"
+
+/* ---------------------------------------------------------------- types and operators
+ * Accumulators: sums wrap in u32 (u8, u32, i32) or u64 (i64), f16/bf16/f32 sum in f32, f64 in f64; min/max
+ * and argmin/argmax compare in the compute type (u8 widened to u32 so that shuffles see a 32-bit value). */
+template <class T> struct red_sum_acc { typedef T type; };
+template <> struct red_sum_acc<uint8_t> { typedef uint32_t type; };
+template <> struct red_sum_acc<int32_t> { typedef uint32_t type; };
+template <> struct red_sum_acc<int64_t> { typedef uint64_t type; };
+template <> struct red_sum_acc<wk_f16> { typedef float type; };
+template <> struct red_sum_acc<wk_bf16> { typedef float type; };
+template <class T> struct red_cmp_acc { typedef typename wk_compute<T>::type type; };
+template <> struct red_cmp_acc<uint8_t> { typedef uint32_t type; };
+
+/* The largest and smallest value of each compare type: the identities of min and max. */
+template <class A> struct red_lim;
+template <> struct red_lim<uint32_t> {
+    static __device__ uint32_t lo() { return 0; }
+    static __device__ uint32_t hi() { return 0xffffffffu; }
+};
+template <> struct red_lim<int32_t> {
+    static __device__ int32_t lo() { return (int32_t)0x80000000u; }
+    static __device__ int32_t hi() { return 0x7fffffff; }
+};
+template <> struct red_lim<int64_t> {
+    static __device__ int64_t lo() { return (int64_t)0x8000000000000000ull; }
+    static __device__ int64_t hi() { return 0x7fffffffffffffffll; }
+};
+template <> struct red_lim<float> {
+    static __device__ float lo() { return -(float)INFINITY; }
+    static __device__ float hi() { return (float)INFINITY; }
+};
+template <> struct red_lim<double> {
+    static __device__ double lo() { return -(double)INFINITY; }
+    static __device__ double hi() { return (double)INFINITY; }
+};
+
+template <class A> __device__ __forceinline__ bool red_isnan(A v) { return v != v; } /* false for integers */
+
+/* A sum of floats in f32 over a long run: values go into a block accumulator that is added into the total
+ * every RED_FLUSH steps, so no term passes through a long chain of f32 adds (the CPU's two-level scheme). */
+#define RED_FLUSH 16
+
+template <class A> struct red_sum {
+    typedef A acc;
+    static constexpr bool two_level = sizeof(A) == 4 && (A)0.5f != 0; /* f32 only: integers wrap exactly */
+    static __device__ A ident() { return (A)0; }
+    __device__ A operator()(A a, A b) const { return a + b; }
+};
+/* NaN wins from either side (PyTorch); otherwise ties keep a. */
+template <class A> struct red_max {
+    typedef A acc;
+    static constexpr bool two_level = false;
+    static __device__ A ident() { return red_lim<A>::lo(); }
+    __device__ A operator()(A a, A b) const { return (b > a || red_isnan(b)) ? b : a; }
+};
+template <class A> struct red_min {
+    typedef A acc;
+    static constexpr bool two_level = false;
+    static __device__ A ident() { return red_lim<A>::hi(); }
+    __device__ A operator()(A a, A b) const { return (b < a || red_isnan(b)) ? b : a; }
+};
+
+/* 16 bytes for one vector load (alignment checked before use), held as words so that elements narrower
+ * than a register come out by shifts, never through local memory. */
+struct alignas(16) red_v16 { uint32_t w[4]; };
+
+template <class T> __device__ __forceinline__ T red_elem(const red_v16 &v, int k)
+{
+    T t;
+    if constexpr (sizeof(T) == 1) {
+        uint8_t b = (uint8_t)(v.w[k >> 2] >> (8 * (k & 3)));
+        memcpy(&t, &b, 1);
+    } else if constexpr (sizeof(T) == 2) {
+        uint16_t b = (uint16_t)(v.w[k >> 1] >> (16 * (k & 1)));
+        memcpy(&t, &b, 2);
+    } else if constexpr (sizeof(T) == 4) {
+        memcpy(&t, &v.w[k], 4);
+    } else {
+        uint64_t b = (uint64_t)v.w[2 * k] | ((uint64_t)v.w[2 * k + 1] << 32);
+        memcpy(&t, &b, 8);
+    }
+    return t;
+}
+
+/* Element offset of linear index i (< numel) in L; the outermost dim needs no division. */
+__device__ __forceinline__ int64_t red_off(const wk_gpu_layout &L, int64_t i)
+{
+    if (L.contiguous)
+        return i;
+    int64_t off = 0;
+    for (int d = L.rank - 1; d > 0; d--) {
+        int64_t s = L.shape[d], q = i / s;
+        off += (i - q * s) * L.stride[d];
+        i = q;
+    }
+    return L.rank > 0 ? off + i * L.stride[0] : off;
+}
+
+/* Reduction over a group of G lanes: G <= warp width: aligned lanes of one warp, by shuffles; otherwise the
+ * group is the whole block. Every thread of the block calls it. */
+template <class A, class Op> __device__ __forceinline__ A red_group(A v, Op op, int G)
+{
+    if (G <= WK_WARP_SIZE) {
+        for (int o = G / 2; o > 0; o >>= 1)
+            v = op(v, wk_shfl_xor(v, o));
+        return v;
+    }
+    return wk_block_reduce(v, op);
+}
+
+template <class A> __device__ __forceinline__ A red_mean(A v, int64_t count) { return v / (A)count; }
+__device__ __forceinline__ uint32_t red_mean(uint32_t v, int64_t) { return v; } /* mean: float only */
+__device__ __forceinline__ uint64_t red_mean(uint64_t v, int64_t) { return v; }
+__device__ __forceinline__ int32_t red_mean(int32_t v, int64_t) { return v; }
+__device__ __forceinline__ int64_t red_mean(int64_t v, int64_t) { return v; }
+
+/* out = the accumulator in the storage type; integer sums wrap to the dtype; mean of nothing: 0/0 = NaN. */
+template <class T, class A> __device__ __forceinline__ void red_store(T *p, A v, int64_t count, int mean)
+{
+    if (mean)
+        v = red_mean(v, count);
+    wk_st(p, (typename wk_compute<T>::type)v);
+}
+
+template <class T, class A> __device__ __forceinline__ A red_load(const T *p) { return (A)wk_ld(p); }
+template <class T, class A> __device__ __forceinline__ A red_conv(T v) { return (A)wk_ld(&v); }
+
+/* ---------------------------------------------------------------- one run, spread over a group's lanes */
+
+/* op over the elements of one vector, pairwise. */
+template <class T, class Op> __device__ __forceinline__ typename Op::acc red_vreduce(const red_v16 &v, Op op)
+{
+    typedef typename Op::acc A;
+    constexpr int V = 16 / sizeof(T);
+    A e[V];
+#pragma unroll
+    for (int k = 0; k < V; k++)
+        e[k] = red_conv<T, A>(red_elem<T>(v, k));
+    if constexpr (V >= 16) {
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            e[k] = op(e[k], e[k + 8]);
+    }
+    if constexpr (V >= 8) {
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            e[k] = op(e[k], e[k + 4]);
+    }
+    if constexpr (V >= 4) {
+        e[0] = op(e[0], e[2]);
+        e[1] = op(e[1], e[3]);
+    }
+    return op(e[0], e[1]);
+}
+
+/* Lane `lane` of G: op over p[0], p[s], ..., p[(n-1)s], its share. A contiguous run is read as a scalar
+ * head up to 16-byte alignment, 16-byte vectors (four in flight per lane), and a scalar tail. */
+template <class T, class Op>
+__device__ typename Op::acc red_run(const T *__restrict__ p, int64_t n, int64_t s, int lane, int G, Op op)
+{
+    typedef typename Op::acc A;
+    constexpr int V = 16 / sizeof(T);
+    A tot = Op::ident(), blk = Op::ident();
+    int steps = 0;
+    if (s != 1) {
+        int64_t i = lane;
+        for (; i + G < n; i += 2 * (int64_t)G) {
+            A a = op(red_load<T, A>(p + i * s), red_load<T, A>(p + (i + G) * s));
+            blk = op(blk, a);
+            if (Op::two_level && ++steps == RED_FLUSH) {
+                tot = op(tot, blk);
+                blk = Op::ident();
+                steps = 0;
+            }
+        }
+        if (i < n)
+            blk = op(blk, red_load<T, A>(p + i * s));
+        return op(tot, blk);
+    }
+    int64_t h = (int64_t)(((16 - ((uintptr_t)p & 15)) & 15) / sizeof(T));
+    h = h < n ? h : n;
+    for (int64_t i = lane; i < h; i += G)
+        tot = op(tot, red_load<T, A>(p + i));
+    const red_v16 *q = (const red_v16 *)(p + h);
+    int64_t nv = (n - h) / V, j = lane;
+    for (; j + 3 * (int64_t)G < nv; j += 4 * (int64_t)G) {
+        red_v16 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            v[u] = q[j + u * (int64_t)G];
+        A e0 = red_vreduce<T>(v[0], op), e1 = red_vreduce<T>(v[1], op), e2 = red_vreduce<T>(v[2], op);
+        blk = op(blk, op(op(e0, e1), op(e2, red_vreduce<T>(v[3], op))));
+        if (Op::two_level && ++steps == RED_FLUSH) {
+            tot = op(tot, blk);
+            blk = Op::ident();
+            steps = 0;
+        }
+    }
+    for (; j < nv; j += G) {
+        red_v16 v = q[j];
+        blk = op(blk, red_vreduce<T>(v, op));
+    }
+    for (int64_t i = h + nv * V + lane; i < n; i += G)
+        tot = op(tot, red_load<T, A>(p + i));
+    return op(tot, blk);
+}
+
+/* ---------------------------------------------------------------- runs: a group of G lanes per run
+ * The reduced elements of output o are nq runs (the outer reduced dims, layout Q) of L elements, stride rs;
+ * each run may be cut into `splits` pieces. Item t = (o * nq + q) * splits + piece. With one item per output
+ * the group stores the result; otherwise part[t] takes the item's partial for reduce_finish.
+ * G <= warp width: blockDim.x / G groups per block; G > warp width: G == blockDim.x. */
+template <class T, class Op>
+__device__ void red_rows(const T *__restrict__ x, const wk_gpu_layout &K, const wk_gpu_layout &Q, int64_t nq,
+                         int64_t L, int64_t rs, int64_t splits, int64_t nitems, int G, typename Op::acc *part,
+                         T *out, int64_t count, int mean)
+{
+    typedef typename Op::acc A;
+    Op op;
+    int lane = (int)(threadIdx.x % (unsigned)G);
+    int64_t per = G <= WK_WARP_SIZE ? blockDim.x / G : 1, grp = threadIdx.x / G;
+    for (int64_t base = (int64_t)blockIdx.x * per; base < nitems; base += (int64_t)gridDim.x * per) {
+        int64_t t = base + grp;
+        A v = Op::ident();
+        if (t < nitems) {
+            int64_t o = t, q = 0, a = 0, e = L; /* no 64-bit divisions in the common case */
+            if (splits > 1) {
+                o = t / splits;
+                int64_t piece = t - o * splits;
+                a = L * piece / splits;
+                e = L * (piece + 1) / splits;
+            }
+            if (nq > 1) {
+                q = o % nq;
+                o /= nq;
+            }
+            const T *p = x + red_off(K, o) + red_off(Q, q) + a * rs;
+            v = red_run(p, e - a, rs, lane, G, op);
+        }
+        v = red_group(v, op, G);
+        if (t < nitems && lane == 0) {
+            if (nq * splits == 1)
+                red_store(out + t, v, count, mean);
+            else
+                part[t] = v;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- columns: a thread per V outputs
+ * For reductions over leading dims: neighbouring threads take neighbouring outputs, so every load of a warp
+ * is one contiguous stretch of x. Block (bx, by), by a power of two. The reduced range is cut into `splits`
+ * pieces; an item is (piece, tile of bx columns), item = piece * ntiles + tile, taken by the blocks in turn
+ * (many small items keep the SMs evenly busy to the end). The by threads of a column split the piece into
+ * contiguous chunks, merged through shared memory. V > 1: each thread reads V neighbouring outputs with one
+ * 16-byte load (the host checked that the innermost kept dim is contiguous, a multiple of V long, and that
+ * every other stride keeps 16-byte alignment). One piece: the result goes to out; several:
+ * part[piece * nout + o]. */
+template <class T, class Op, int V>
+__device__ void red_cols(const T *__restrict__ x, const wk_gpu_layout &K, const wk_gpu_layout &Q, int64_t L,
+                         int64_t rs, int64_t nout, int64_t count, int64_t splits, typename Op::acc *part, T *out,
+                         int mean)
+{
+    typedef typename Op::acc A;
+    __shared__ A sh[256 * V];
+    Op op;
+    int tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y;
+    int64_t ncols = nout / V, ntiles = (ncols + bx - 1) / bx;
+    for (int64_t item = blockIdx.x; item < ntiles * splits; item += gridDim.x) {
+        int64_t piece = item / ntiles, tile = item - piece * ntiles, c = tile * bx + tx;
+        int64_t a = count * piece / splits, len = count * (piece + 1) / splits - a;
+        int64_t r0 = a + len * ty / by, r1 = a + len * (ty + 1) / by;
+        A tot[V], blk[V];
+#pragma unroll
+        for (int k = 0; k < V; k++)
+            tot[k] = blk[k] = Op::ident();
+        if (c < ncols && r0 < r1) {
+            const T *xc = x + red_off(K, c * V);
+            int64_t q = r0 / L, i = r0 - q * L, left = r1 - r0;
+            int steps = 0;
+            for (; left > 0; q++, i = 0) { /* runs of the innermost reduced dim, pointer stepped by rs */
+                int64_t run = L - i < left ? L - i : left;
+                const T *p = xc + red_off(Q, q) + i * rs;
+                left -= run;
+                for (; run >= 4; run -= 4, p += 4 * rs) {
+                    A e[4][V];
+                    if constexpr (V > 1) {
+                        red_v16 v[4];
+#pragma unroll
+                        for (int u = 0; u < 4; u++)
+                            v[u] = *(const red_v16 *)(p + u * rs);
+#pragma unroll
+                        for (int u = 0; u < 4; u++)
+#pragma unroll
+                            for (int m = 0; m < V; m++)
+                                e[u][m] = red_conv<T, A>(red_elem<T>(v[u], m));
+                    } else {
+#pragma unroll
+                        for (int u = 0; u < 4; u++)
+                            e[u][0] = red_load<T, A>(p + u * rs);
+                    }
+#pragma unroll
+                    for (int m = 0; m < V; m++)
+                        blk[m] = op(blk[m], op(op(e[0][m], e[1][m]), op(e[2][m], e[3][m])));
+                    if (Op::two_level && ++steps == RED_FLUSH / 2) {
+#pragma unroll
+                        for (int m = 0; m < V; m++) {
+                            tot[m] = op(tot[m], blk[m]);
+                            blk[m] = Op::ident();
+                        }
+                        steps = 0;
+                    }
+                }
+                for (; run > 0; run--, p += rs) {
+                    if constexpr (V > 1) {
+                        red_v16 v = *(const red_v16 *)p;
+#pragma unroll
+                        for (int m = 0; m < V; m++)
+                            blk[m] = op(blk[m], red_conv<T, A>(red_elem<T>(v, m)));
+                    } else {
+                        blk[0] = op(blk[0], red_load<T, A>(p));
+                    }
+                }
+            }
+        }
+        A *mine = sh + ((int64_t)ty * bx + tx) * V;
+#pragma unroll
+        for (int m = 0; m < V; m++)
+            mine[m] = op(tot[m], blk[m]);
+        __syncthreads();
+        for (int h = by / 2; h > 0; h >>= 1) {
+            if (ty < h) {
+                const A *other = mine + (int64_t)h * bx * V;
+#pragma unroll
+                for (int m = 0; m < V; m++)
+                    mine[m] = op(mine[m], other[m]);
+            }
+            __syncthreads();
+        }
+        if (ty == 0 && c < ncols) {
+#pragma unroll
+            for (int m = 0; m < V; m++) {
+                if (splits == 1)
+                    red_store(out + c * V + m, mine[m], count, mean);
+                else
+                    part[piece * nout + c * V + m] = mine[m];
+            }
+        }
+        __syncthreads(); /* sh is reused by the next item */
+    }
+}
+
+/* ---------------------------------------------------------------- merging partials
+ * Output o = op over part[o * so + i * ss], i < np (np 0: the identity, an empty sum or mean); G lanes
+ * per output as in red_rows. */
+template <class T, class Op>
+__device__ void red_finish(const typename Op::acc *part, int64_t np, int64_t so, int64_t ss, int64_t nout, int G,
+                           T *out, int64_t count, int mean)
+{
+    typedef typename Op::acc A;
+    Op op;
+    int lane = (int)(threadIdx.x % (unsigned)G);
+    int64_t per = G <= WK_WARP_SIZE ? blockDim.x / G : 1, grp = threadIdx.x / G;
+    for (int64_t base = (int64_t)blockIdx.x * per; base < nout; base += (int64_t)gridDim.x * per) {
+        int64_t o = base + grp;
+        A v = Op::ident();
+        if (o < nout)
+            for (int64_t i = lane; i < np; i += G)
+                v = op(v, part[o * so + i * ss]);
+        v = red_group(v, op, G);
+        if (o < nout && lane == 0)
+            red_store(out + o, v, count, mean);
+    }
+}
+
+/* ---------------------------------------------------------------- entry points */
+#define RED_OPS(X, sfx, T)                                  \
+    X(sum, sfx, T, red_sum<typename red_sum_acc<T>::type>)  \
+    X(min, sfx, T, red_min<typename red_cmp_acc<T>::type>)  \
+    X(max, sfx, T, red_max<typename red_cmp_acc<T>::type>)
+
+#define RED_ENTRIES(name, sfx, T, OP)                                                                            \
+    WK_KERNEL void reduce_rows_##name##_##sfx(const T *x, wk_gpu_layout K, wk_gpu_layout Q, int64_t nq,         \
+                                              int64_t L, int64_t rs, int64_t splits, int64_t nitems, int G,     \
+                                              void *part, T *out, int64_t count, int mean)                      \
+    {                                                                                                            \
+        red_rows<T, OP>(x, K, Q, nq, L, rs, splits, nitems, G, (OP::acc *)part, out, count, mean);               \
+    }                                                                                                            \
+    WK_KERNEL void reduce_cols_##name##_##sfx(const T *x, wk_gpu_layout K, wk_gpu_layout Q, int64_t L,          \
+                                              int64_t rs, int64_t nout, int64_t count, int64_t splits,          \
+                                              void *part, T *out, int mean)                                      \
+    {                                                                                                            \
+        red_cols<T, OP, 1>(x, K, Q, L, rs, nout, count, splits, (OP::acc *)part, out, mean);                     \
+    }                                                                                                            \
+    WK_KERNEL void reduce_colsv_##name##_##sfx(const T *x, wk_gpu_layout K, wk_gpu_layout Q, int64_t L,         \
+                                               int64_t rs, int64_t nout, int64_t count, int64_t splits,         \
+                                               void *part, T *out, int mean)                                     \
+    {                                                                                                            \
+        red_cols<T, OP, 16 / sizeof(T)>(x, K, Q, L, rs, nout, count, splits, (OP::acc *)part, out, mean);        \
+    }                                                                                                            \
+    WK_KERNEL void reduce_finish_##name##_##sfx(const void *part, int64_t np, int64_t so, int64_t ss,           \
+                                                int64_t nout, int G, T *out, int64_t count, int mean)           \
+    {                                                                                                            \
+        red_finish<T, OP>((const OP::acc *)part, np, so, ss, nout, G, out, count, mean);                         \
+    }
+
+#define RED_DTYPE(sfx, T) RED_OPS(RED_ENTRIES, sfx, T)
+WK_ALL_DTYPES(RED_DTYPE)
+
+/* ================================================================ argmin / argmax over the last dim
+ * A candidate is (value, index); (v, i) beats (bv, bi) when it is strictly better, or equal with a smaller
+ * index, where any NaN is better than every number and the NaN of the smaller index wins. The identity has
+ * index INT64_MAX, so that any element, even one equal to the identity's value, replaces it. */
+#define ARG_NONE 0x7fffffffffffffffll
+
+struct arg_lt { template <class C> __device__ bool operator()(C a, C b) const { return a < b; } };
+struct arg_gt { template <class C> __device__ bool operator()(C a, C b) const { return a > b; } };
+
+template <class C, class Cmp> __device__ __forceinline__ bool arg_beats(C v, int64_t i, C bv, int64_t bi, Cmp cmp)
+{
+    if (red_isnan(bv))
+        return red_isnan(v) && i < bi;
+    if (red_isnan(v) || cmp(v, bv))
+        return true;
+    return v == bv && i < bi;
+}
+
+template <class C, class Cmp> __device__ __forceinline__ void arg_take(C &bv, int64_t &bi, C v, int64_t i, Cmp cmp)
+{
+    if (arg_beats(v, i, bv, bi, cmp)) {
+        bv = v;
+        bi = i;
+    }
+}
+
+template <class C, class Cmp> __device__ __forceinline__ C arg_ident(Cmp);
+template <> __device__ __forceinline__ uint32_t arg_ident<uint32_t, arg_lt>(arg_lt) { return red_lim<uint32_t>::hi(); }
+template <> __device__ __forceinline__ uint32_t arg_ident<uint32_t, arg_gt>(arg_gt) { return red_lim<uint32_t>::lo(); }
+template <> __device__ __forceinline__ int32_t arg_ident<int32_t, arg_lt>(arg_lt) { return red_lim<int32_t>::hi(); }
+template <> __device__ __forceinline__ int32_t arg_ident<int32_t, arg_gt>(arg_gt) { return red_lim<int32_t>::lo(); }
+template <> __device__ __forceinline__ int64_t arg_ident<int64_t, arg_lt>(arg_lt) { return red_lim<int64_t>::hi(); }
+template <> __device__ __forceinline__ int64_t arg_ident<int64_t, arg_gt>(arg_gt) { return red_lim<int64_t>::lo(); }
+template <> __device__ __forceinline__ float arg_ident<float, arg_lt>(arg_lt) { return red_lim<float>::hi(); }
+template <> __device__ __forceinline__ float arg_ident<float, arg_gt>(arg_gt) { return red_lim<float>::lo(); }
+template <> __device__ __forceinline__ double arg_ident<double, arg_lt>(arg_lt) { return red_lim<double>::hi(); }
+template <> __device__ __forceinline__ double arg_ident<double, arg_gt>(arg_gt) { return red_lim<double>::lo(); }
+
+/* The best candidate of a group of G lanes (as red_group), given to every lane. */
+template <class C, class Cmp> __device__ void arg_group(C &bv, int64_t &bi, int G, Cmp cmp)
+{
+    const int W = WK_WARP_SIZE;
+    int g = G <= W ? G : W;
+    for (int o = g / 2; o > 0; o >>= 1) {
+        C v = wk_shfl_xor(bv, o);
+        int64_t i = wk_shfl_xor(bi, o);
+        arg_take(bv, bi, v, i, cmp);
+    }
+    if (G <= W)
+        return;
+    __shared__ C sv[WK_MAX_BLOCK / WK_MIN_WARP];
+    __shared__ int64_t si[WK_MAX_BLOCK / WK_MIN_WARP];
+    int lane = threadIdx.x % W, warp = threadIdx.x / W, nwarps = blockDim.x / W;
+    __syncthreads(); /* sv/si may still be read by a previous call */
+    if (lane == 0) {
+        sv[warp] = bv;
+        si[warp] = bi;
+    }
+    __syncthreads();
+    bv = sv[0];
+    bi = si[0];
+    for (int k = 1; k < nwarps; k++)
+        arg_take(bv, bi, sv[k], si[k], cmp);
+}
+
+/* Rows: item t = o * splits + piece of the row of output o (n elements, stride s); as red_rows. */
+template <class T, class C, class Cmp>
+__device__ void arg_rows(const T *__restrict__ x, const wk_gpu_layout &K, int64_t n, int64_t s, int64_t splits,
+                         int64_t nitems, int G, C *pv, int64_t *pi, int64_t *out, Cmp cmp)
+{
+    int lane = (int)(threadIdx.x % (unsigned)G);
+    int64_t per = G <= WK_WARP_SIZE ? blockDim.x / G : 1, grp = threadIdx.x / G;
+    for (int64_t base = (int64_t)blockIdx.x * per; base < nitems; base += (int64_t)gridDim.x * per) {
+        int64_t t = base + grp;
+        C bv = arg_ident<C>(cmp);
+        int64_t bi = ARG_NONE;
+        if (t < nitems) {
+            int64_t o = t, a = 0, e = n;
+            if (splits > 1) {
+                o = t / splits;
+                int64_t piece = t - o * splits;
+                a = n * piece / splits;
+                e = n * (piece + 1) / splits;
+            }
+            const T *p = x + red_off(K, o);
+            int64_t i = a + lane;
+            for (; i + G < e; i += 2 * (int64_t)G) {
+                C v0 = (C)wk_ld(p + i * s), v1 = (C)wk_ld(p + (i + G) * s);
+                arg_take(bv, bi, v0, i, cmp);
+                arg_take(bv, bi, v1, i + G, cmp);
+            }
+            if (i < e)
+                arg_take(bv, bi, (C)wk_ld(p + i * s), i, cmp);
+        }
+        arg_group(bv, bi, G, cmp);
+        if (t < nitems && lane == 0) {
+            if (splits == 1) {
+                out[t] = bi;
+            } else {
+                pv[t] = bv;
+                pi[t] = bi;
+            }
+        }
+    }
+}
+
+/* Columns: as red_cols with V = 1; several pieces leave (pv, pi)[piece * nout + o]. */
+template <class T, class C, class Cmp>
+__device__ void arg_cols(const T *__restrict__ x, const wk_gpu_layout &K, int64_t n, int64_t s, int64_t nout,
+                         int64_t splits, C *pv, int64_t *pi, int64_t *out, Cmp cmp)
+{
+    __shared__ C sv[256];
+    __shared__ int64_t si[256];
+    int tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y;
+    int64_t ntiles = (nout + bx - 1) / bx;
+    int me = ty * bx + tx;
+    for (int64_t item = blockIdx.x; item < ntiles * splits; item += gridDim.x) {
+        int64_t piece = item / ntiles, tile = item - piece * ntiles, o = tile * bx + tx;
+        int64_t a = n * piece / splits, len = n * (piece + 1) / splits - a;
+        int64_t r0 = a + len * ty / by, r1 = a + len * (ty + 1) / by;
+        C bv = arg_ident<C>(cmp);
+        int64_t bi = ARG_NONE;
+        if (o < nout) {
+            const T *p = x + red_off(K, o);
+            int64_t r = r0;
+            for (; r + 1 < r1; r += 2) {
+                C v0 = (C)wk_ld(p + r * s), v1 = (C)wk_ld(p + (r + 1) * s);
+                arg_take(bv, bi, v0, r, cmp);
+                arg_take(bv, bi, v1, r + 1, cmp);
+            }
+            if (r < r1)
+                arg_take(bv, bi, (C)wk_ld(p + r * s), r, cmp);
+        }
+        sv[me] = bv;
+        si[me] = bi;
+        __syncthreads();
+        for (int h = by / 2; h > 0; h >>= 1) {
+            if (ty < h) {
+                C v = sv[me];
+                int64_t i = si[me];
+                arg_take(v, i, sv[me + h * bx], si[me + h * bx], cmp);
+                sv[me] = v;
+                si[me] = i;
+            }
+            __syncthreads();
+        }
+        if (ty == 0 && o < nout) {
+            if (splits == 1) {
+                out[o] = si[me];
+            } else {
+                pv[piece * nout + o] = sv[me];
+                pi[piece * nout + o] = si[me];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* out[o] = the index of the best of (pv, pi)[o * so + k * ss], k < np (np >= 1). */
+template <class C, class Cmp>
+__device__ void arg_finish(const C *pv, const int64_t *pi, int64_t np, int64_t so, int64_t ss, int64_t nout, int G,
+                           int64_t *out, Cmp cmp)
+{
+    int lane = (int)(threadIdx.x % (unsigned)G);
+    int64_t per = G <= WK_WARP_SIZE ? blockDim.x / G : 1, grp = threadIdx.x / G;
+    for (int64_t base = (int64_t)blockIdx.x * per; base < nout; base += (int64_t)gridDim.x * per) {
+        int64_t o = base + grp;
+        C bv = arg_ident<C>(cmp);
+        int64_t bi = ARG_NONE;
+        if (o < nout)
+            for (int64_t k = lane; k < np; k += G)
+                arg_take(bv, bi, pv[o * so + k * ss], pi[o * so + k * ss], cmp);
+        arg_group(bv, bi, G, cmp);
+        if (o < nout && lane == 0)
+            out[o] = bi;
+    }
+}
+
+#define ARG_OPS(X, sfx, T) X(min, sfx, T, arg_lt) X(max, sfx, T, arg_gt)
+
+#define ARG_ENTRIES(name, sfx, T, CMP)                                                                          \
+    WK_KERNEL void argreduce_rows_##name##_##sfx(const T *x, wk_gpu_layout K, int64_t n, int64_t s,             \
+                                                 int64_t splits, int64_t nitems, int G, void *pv, int64_t *pi,  \
+                                                 int64_t *out)                                                   \
+    {                                                                                                            \
+        typedef typename red_cmp_acc<T>::type C;                                                                 \
+        arg_rows<T, C>(x, K, n, s, splits, nitems, G, (C *)pv, pi, out, CMP());                                  \
+    }                                                                                                            \
+    WK_KERNEL void argreduce_cols_##name##_##sfx(const T *x, wk_gpu_layout K, int64_t n, int64_t s,             \
+                                                 int64_t nout, int64_t splits, void *pv, int64_t *pi,           \
+                                                 int64_t *out)                                                   \
+    {                                                                                                            \
+        typedef typename red_cmp_acc<T>::type C;                                                                 \
+        arg_cols<T, C>(x, K, n, s, nout, splits, (C *)pv, pi, out, CMP());                                       \
+    }                                                                                                            \
+    WK_KERNEL void argreduce_finish_##name##_##sfx(const void *pv, const int64_t *pi, int64_t np, int64_t so,   \
+                                                   int64_t ss, int64_t nout, int G, int64_t *out)               \
+    {                                                                                                            \
+        typedef typename red_cmp_acc<T>::type C;                                                                 \
+        arg_finish<C>((const C *)pv, pi, np, so, ss, nout, G, out, CMP());                                       \
+    }
+
+#define ARG_DTYPE(sfx, T) ARG_OPS(ARG_ENTRIES, sfx, T)
+WK_ALL_DTYPES(ARG_DTYPE)

@@ -1,0 +1,256 @@
+/* unary.cu: the one-input element-wise kernels: unary_<op>_<sfx>, affine_<sfx>, powf_<sfx>, elu_<sfx>,
+ * clamp_<sfx>. Same results as cpu/unary.c; contiguous aligned operands move in 16-byte vectors. */
+#include "common.cuh"
+
+/* ---- the engine: out[i] = f(x[i]) over n elements, out contiguous */
+
+struct alignas(16) un_w16 { uint32_t v[4]; };
+
+/* 16 bytes of T, loaded or stored as one vector (the pointer is 16-byte aligned). */
+template <class T> struct un_pack {
+    static constexpr int n = 16 / (int)sizeof(T);
+    union {
+        un_w16 w;
+        T t[n];
+    };
+};
+
+template <class T> using un_c = typename wk_compute<T>::type;
+
+__device__ __forceinline__ bool un_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* wk_offset with 32-bit division, valid while every index fits (n < 2^32): 64-bit division is a long
+ * software sequence on GPUs and would bound strided kernels. The outermost dim needs no division. */
+__device__ __forceinline__ int64_t un_offset32(const wk_gpu_layout &L, uint32_t i)
+{
+    if (L.contiguous)
+        return i;
+    int64_t off = 0;
+#pragma unroll 1
+    for (int d = L.rank - 1; d > 0; d--) {
+        uint32_t s = (uint32_t)L.shape[d], q = i / s;
+        off += (int64_t)(i - q * s) * L.stride[d];
+        i = q;
+    }
+    return L.rank > 0 ? off + (int64_t)i * L.stride[0] : 0; /* i < shape[0] here: no division */
+}
+
+/* The host sizes the grid for n / (16 / sizeof(T)) items when x is contiguous and both pointers are 16-byte
+ * aligned (the vector path), else for n items; any grid is correct. */
+template <class T, class F> __device__ __forceinline__ void un_run(const T *x, const wk_gpu_layout &lx, T *o,
+                                                                   int64_t n, F f)
+{
+    if (lx.contiguous && un_aligned(x) && un_aligned(o)) {
+        constexpr int N = un_pack<T>::n;
+        const int64_t nv = n / N;
+        WK_GRID_LOOP(v, nv) {
+            un_pack<T> a, r;
+            a.w = reinterpret_cast<const un_w16 *>(x)[v];
+#pragma unroll
+            for (int j = 0; j < N; j++)
+                wk_st(&r.t[j], f(wk_ld(&a.t[j])));
+            reinterpret_cast<un_w16 *>(o)[v] = r.w;
+        }
+        for (int64_t i = nv * N + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+             i += (int64_t)gridDim.x * blockDim.x)
+            wk_st(o + i, f(wk_ld(x + i)));
+    } else if (n <= (int64_t)UINT32_MAX) {
+#pragma unroll 1
+        WK_GRID_LOOP(i, n)
+            wk_st(o + i, f(wk_ld(x + un_offset32(lx, (uint32_t)i))));
+    } else {
+#pragma unroll 1
+        WK_GRID_LOOP(i, n)
+            wk_st(o + i, f(wk_ld(x + wk_offset(lx, i))));
+    }
+}
+
+/* ---- integer helpers: arithmetic in the unsigned type, so that overflow wraps without undefined behaviour */
+
+template <class T> struct un_int;
+template <> struct un_int<uint8_t> { typedef uint32_t u; static constexpr bool is_signed = false; };
+template <> struct un_int<uint32_t> { typedef uint32_t u; static constexpr bool is_signed = false; };
+template <> struct un_int<int32_t> { typedef uint32_t u; static constexpr bool is_signed = true; };
+template <> struct un_int<int64_t> { typedef uint64_t u; static constexpr bool is_signed = true; };
+
+/* ---- the unary ops: float and double overloads (f16/bf16 take the float one), a template for ints */
+
+#define UN_GELU_K 0.79788456080286535588 /* sqrt(2/pi) */
+#define UN_SQRT1_2 0.70710678118654752440
+
+/* Through e = e^{-|x|} <= 1, so neither side overflows (cpu/vmath.h's wk_vsigmoidf). NaN gives NaN. */
+__device__ __forceinline__ float un_sigmoidf(float v)
+{
+    float e = expf(-fabsf(v));
+    float d = 1.0f / (1.0f + e);
+    return v < 0.0f ? e * d : d;
+}
+
+/* gelu(tanh) = x sigmoid(2z): sigmoid avoids the cancellation of 1 + tanh z for x < 0. For f32 the argument
+ * 2z is computed in f64, as on the CPU: near x = -4 its rounding in f32 alone exceeds the f32 tolerance. */
+__device__ __forceinline__ float un_gelu_of(float v)
+{
+    return v * un_sigmoidf((float)(2.0 * UN_GELU_K * ((double)v + 0.044715 * (double)v * v * v)));
+}
+__device__ __forceinline__ double un_gelu_of(double v)
+{
+    double z2 = 2.0 * UN_GELU_K * (v + 0.044715 * v * v * v);
+    if (z2 >= 0)
+        return v / (1.0 + exp(-z2));
+    double e = exp(z2);
+    return v * e / (1.0 + e);
+}
+
+#define UN_FLOAT_OP(name, ef, ed)                                                  \
+    struct un_##name {                                                             \
+        __device__ __forceinline__ float operator()(float v) const { return ef; }  \
+        __device__ __forceinline__ double operator()(double v) const { return ed; } \
+    };
+UN_FLOAT_OP(exp, expf(v), exp(v))
+UN_FLOAT_OP(log, logf(v), log(v))
+UN_FLOAT_OP(sin, sinf(v), sin(v))
+UN_FLOAT_OP(cos, cosf(v), cos(v))
+UN_FLOAT_OP(tanh, tanhf(v), tanh(v))
+UN_FLOAT_OP(erf, erff(v), erf(v))
+UN_FLOAT_OP(recip, 1.0f / v, 1.0 / v)
+UN_FLOAT_OP(sqrt, sqrtf(v), sqrt(v))
+UN_FLOAT_OP(gelu, un_gelu_of(v), un_gelu_of(v))
+/* f32 (and f16/bf16) in f64 as on the CPU: erfc's argument and result keep the f32 tolerance near x = -4. */
+UN_FLOAT_OP(gelu_erf, (float)(0.5 * v * erfc(-(double)v * UN_SQRT1_2)), 0.5 * v * erfc(-v * UN_SQRT1_2))
+UN_FLOAT_OP(silu, v * un_sigmoidf(v), v / (1.0 + exp(-v))) /* silu(-inf) = NaN, as on the CPU */
+UN_FLOAT_OP(sigmoid, un_sigmoidf(v), 1.0 / (1.0 + exp(-v)))
+UN_FLOAT_OP(ceil, ceilf(v), ceil(v))
+UN_FLOAT_OP(floor, floorf(v), floor(v))
+UN_FLOAT_OP(round, rintf(v), rint(v)) /* half to even */
+#undef UN_FLOAT_OP
+
+/* The ops ints take too. Unsigned: abs and relu are the identity; neg is instantiated for signed ints only. */
+struct un_sqr {
+    __device__ __forceinline__ float operator()(float v) const { return v * v; }
+    __device__ __forceinline__ double operator()(double v) const { return v * v; }
+    template <class T> __device__ __forceinline__ T operator()(T v) const
+    {
+        typedef typename un_int<T>::u U;
+        return (T)((U)v * (U)v);
+    }
+};
+struct un_abs {
+    __device__ __forceinline__ float operator()(float v) const { return fabsf(v); }
+    __device__ __forceinline__ double operator()(double v) const { return fabs(v); }
+    template <class T> __device__ __forceinline__ T operator()(T v) const
+    {
+        if constexpr (un_int<T>::is_signed)
+            return v < 0 ? (T)((typename un_int<T>::u)0 - (typename un_int<T>::u)v) : v; /* MIN wraps to MIN */
+        else
+            return v;
+    }
+};
+struct un_neg {
+    __device__ __forceinline__ float operator()(float v) const { return -v; }
+    __device__ __forceinline__ double operator()(double v) const { return -v; }
+    template <class T> __device__ __forceinline__ T operator()(T v) const
+    {
+        return (T)((typename un_int<T>::u)0 - (typename un_int<T>::u)v);
+    }
+};
+/* NaN and -0 pass through (NaN < 0 is false). */
+struct un_relu {
+    __device__ __forceinline__ float operator()(float v) const { return v < 0.0f ? 0.0f : v; }
+    __device__ __forceinline__ double operator()(double v) const { return v < 0.0 ? 0.0 : v; }
+    template <class T> __device__ __forceinline__ T operator()(T v) const
+    {
+        if constexpr (un_int<T>::is_signed)
+            return v < 0 ? (T)0 : v;
+        else
+            return v;
+    }
+};
+/* Floats: NaN stays NaN and +-0 stays itself, as on the CPU. */
+struct un_sign {
+    __device__ __forceinline__ float operator()(float v) const { return v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v; }
+    __device__ __forceinline__ double operator()(double v) const { return v > 0.0 ? 1.0 : v < 0.0 ? -1.0 : v; }
+    template <class T> __device__ __forceinline__ T operator()(T v) const
+    {
+        if constexpr (un_int<T>::is_signed)
+            return (T)((v > 0) - (v < 0));
+        else
+            return (T)(v != 0);
+    }
+};
+
+/* ---- unary entry points: unary_<op>_<sfx>(x, layout of x, out, n) */
+
+#define UN_ENTRY(op, sfx, T)                                                        \
+    WK_KERNEL void unary_##op##_##sfx(const T *x, wk_gpu_layout lx, T *o, int64_t n) \
+    {                                                                               \
+        un_run(x, lx, o, n, un_##op());                                             \
+    }
+#define UN_FLOAT_OPS(Y, sfx, T)                                                                                  \
+    Y(exp, sfx, T) Y(log, sfx, T) Y(sin, sfx, T) Y(cos, sfx, T) Y(tanh, sfx, T) Y(erf, sfx, T) Y(recip, sfx, T) \
+    Y(sqrt, sfx, T) Y(gelu, sfx, T) Y(gelu_erf, sfx, T) Y(silu, sfx, T) Y(sigmoid, sfx, T) Y(ceil, sfx, T)      \
+    Y(floor, sfx, T) Y(round, sfx, T) Y(sqr, sfx, T) Y(abs, sfx, T) Y(neg, sfx, T) Y(relu, sfx, T)             \
+    Y(sign, sfx, T)
+#define UN_INT_OPS(Y, sfx, T) Y(sqr, sfx, T) Y(abs, sfx, T) Y(relu, sfx, T) Y(sign, sfx, T)
+#define UN_FLOAT_DT(sfx, T) UN_FLOAT_OPS(UN_ENTRY, sfx, T)
+#define UN_INT_DT(sfx, T) UN_INT_OPS(UN_ENTRY, sfx, T)
+WK_FLOAT_DTYPES(UN_FLOAT_DT)
+WK_INT_DTYPES(UN_INT_DT)
+UN_ENTRY(neg, i32, int32_t)
+UN_ENTRY(neg, i64, int64_t)
+#undef UN_FLOAT_DT
+#undef UN_INT_DT
+
+/* ---- parameterised ops. Scalars arrive in the compute type (f32 for f16/bf16, the integer type itself) for
+ * affine and clamp, as f64 for powf and elu (converted here once, as the CPU does). */
+
+__device__ __forceinline__ float un_affine_of(float v, float m, float a) { return v * m + a; }
+__device__ __forceinline__ double un_affine_of(double v, double m, double a) { return v * m + a; }
+template <class T> __device__ __forceinline__ T un_affine_of(T v, T m, T a)
+{
+    typedef typename un_int<T>::u U;
+    return (T)((U)v * (U)m + (U)a);
+}
+
+template <class C> struct un_affine {
+    C mul, add;
+    __device__ __forceinline__ C operator()(C v) const { return un_affine_of(v, mul, add); }
+};
+/* NaN compares false both ways and falls through to v. */
+template <class C> struct un_clamp {
+    C lo, hi;
+    __device__ __forceinline__ C operator()(C v) const { return v < lo ? lo : v > hi ? hi : v; }
+};
+struct un_powf {
+    double e;
+    __device__ __forceinline__ float operator()(float v) const { return powf(v, (float)e); }
+    __device__ __forceinline__ double operator()(double v) const { return pow(v, e); }
+};
+struct un_elu {
+    double alpha;
+    __device__ __forceinline__ float operator()(float v) const { return v > 0.0f ? v : (float)alpha * expm1f(v); }
+    __device__ __forceinline__ double operator()(double v) const { return v > 0.0 ? v : alpha * expm1(v); }
+};
+
+#define UN_AFFINE_CLAMP(sfx, T)                                                                           \
+    WK_KERNEL void affine_##sfx(const T *x, wk_gpu_layout lx, T *o, int64_t n, un_c<T> mul, un_c<T> add) \
+    {                                                                                                     \
+        un_run(x, lx, o, n, un_affine<un_c<T>>{mul, add});                                                \
+    }                                                                                                     \
+    WK_KERNEL void clamp_##sfx(const T *x, wk_gpu_layout lx, T *o, int64_t n, un_c<T> lo, un_c<T> hi)    \
+    {                                                                                                     \
+        un_run(x, lx, o, n, un_clamp<un_c<T>>{lo, hi});                                                   \
+    }
+WK_ALL_DTYPES(UN_AFFINE_CLAMP)
+#undef UN_AFFINE_CLAMP
+
+#define UN_POWF_ELU(sfx, T)                                                                   \
+    WK_KERNEL void powf_##sfx(const T *x, wk_gpu_layout lx, T *o, int64_t n, double e)       \
+    {                                                                                         \
+        un_run(x, lx, o, n, un_powf{e});                                                      \
+    }                                                                                         \
+    WK_KERNEL void elu_##sfx(const T *x, wk_gpu_layout lx, T *o, int64_t n, double alpha)    \
+    {                                                                                         \
+        un_run(x, lx, o, n, un_elu{alpha});                                                   \
+    }
+WK_FLOAT_DTYPES(UN_POWF_ELU)
+#undef UN_POWF_ELU

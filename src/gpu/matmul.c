@@ -1,0 +1,222 @@
+/* matmul.c: the GPU matmul slot: (..., m, k) x (..., k, n) as strided-batched GEMMs of the vendor BLAS.
+ * Operands are read in place whenever the BLAS can address them; only the others are packed first. */
+#include <limits.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+
+/* One operand as the GEMM reads it: a batch of (rows x cols) matrices. */
+typedef struct mm_operand {
+    const char *base;   /* element 0 (device address) */
+    wk_tensor *scratch; /* the packed copy base points into, released after queueing; NULL: none */
+    int64_t rows, cols;
+    int64_t rs, cs;     /* the matrix strides as the tensor lies (before any packing) */
+    bool trans;         /* stored column-major */
+    int64_t ld;
+    int64_t bstride[WK_MAX_RANK]; /* per batch dim of out: 0 where broadcast or of size 1 */
+} mm_operand;
+
+/* Whether a (rows x cols) matrix with strides (rs, cs) is a BLAS operand as it lies. A size-1 dim's stride
+ * is free, so it is chosen to satisfy ld >= max(1, length of the stored rows or columns). */
+static bool gemm_form(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *trans, int64_t *ld)
+{
+    int64_t row_ld = cols > 1 ? cols : 1, col_ld = rows > 1 ? rows : 1;
+    if (cs == 1 || cols == 1) {
+        int64_t l = rows == 1 ? row_ld : rs;
+        if (l >= row_ld) {
+            *trans = false;
+            *ld = l;
+            return true;
+        }
+    }
+    if (rs == 1 || rows == 1) {
+        int64_t l = cols == 1 ? col_ld : cs;
+        if (l >= col_ld) {
+            *trans = true;
+            *ld = l;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Packs t into scratch on its device. Batch dims that are broadcast stay unmaterialised (size 1 in the
+ * copy, stride 0 for the GEMM), and a matrix stored closer to column-major is packed column-major, so the
+ * copy reads memory in order. */
+static wk_status pack(const wk_tensor *t, int nb, mm_operand *o)
+{
+    int rank = nb + 2;
+    int64_t shape[WK_MAX_RANK], phys[WK_MAX_RANK], strides[WK_MAX_RANK];
+    for (int d = 0; d < nb; d++)
+        shape[d] = phys[d] = t->strides[d] == 0 ? 1 : t->shape[d];
+    shape[nb] = o->rows;
+    shape[nb + 1] = o->cols;
+    bool col = o->rows > 1 && o->cols > 1 && o->rs < o->cs;
+    phys[nb] = col ? o->cols : o->rows;
+    phys[nb + 1] = col ? o->rows : o->cols;
+
+    wk_tensor *src = NULL, *tmp = NULL, *dst = NULL;
+    wk_status s = wk_tensor_view(t, rank, shape, t->strides, t->offset, &src);
+    if (s == WK_OK)
+        s = wk_tensor_alloc(t->storage->device, t->dtype, rank, phys, &tmp);
+    if (s == WK_OK) {
+        wk_contiguous_strides(rank, phys, strides);
+        if (col) {
+            strides[nb] = 1;
+            strides[nb + 1] = o->rows;
+        }
+        s = wk_tensor_view(tmp, rank, shape, strides, 0, &dst);
+    }
+    if (s == WK_OK)
+        s = wk_gpu_copy(src, dst);
+    wk_tensor_release(src);
+    wk_tensor_release(dst);
+    if (s != WK_OK) {
+        wk_tensor_release(tmp);
+        return s;
+    }
+    o->base = wk_tensor_data(tmp);
+    o->scratch = tmp;
+    o->trans = col;
+    o->ld = col ? o->rows : o->cols;
+    for (int d = 0; d < nb; d++)
+        o->bstride[d] = shape[d] == 1 ? 0 : strides[d];
+    return WK_OK;
+}
+
+/* The operand as the GEMM will read it: in place, or packed when its matrices are not BLAS operands. */
+static wk_status operand_of(const wk_tensor *t, int nb, mm_operand *o)
+{
+    *o = (mm_operand){.base = wk_tensor_data(t), .rows = t->shape[nb], .cols = t->shape[nb + 1],
+                      .rs = t->strides[nb], .cs = t->strides[nb + 1]};
+    for (int d = 0; d < nb; d++)
+        o->bstride[d] = t->shape[d] == 1 ? 0 : t->strides[d];
+    if (gemm_form(o->rows, o->cols, o->rs, o->cs, &o->trans, &o->ld))
+        return WK_OK;
+    return pack(t, nb, o);
+}
+
+/* The batch dims of a, b and out merged where all three allow it (size-1 dims dropped): each joint dim
+ * has one size and one stride per operand. Out is contiguous, so only a's and b's strides can keep two
+ * dims apart (a broadcast in one dim but not the next). */
+typedef struct mm_batch {
+    int n;
+    int64_t size[WK_MAX_RANK], sa[WK_MAX_RANK], sb[WK_MAX_RANK], sc[WK_MAX_RANK];
+} mm_batch;
+
+static mm_batch batch_of(const wk_tensor *out, int nb, const mm_operand *a, const mm_operand *b)
+{
+    mm_batch jb = {.n = 0};
+    int64_t sc = out->shape[nb] * out->shape[nb + 1];
+    int64_t cstride[WK_MAX_RANK];
+    for (int d = nb - 1; d >= 0; d--) {
+        cstride[d] = sc;
+        sc *= out->shape[d];
+    }
+    for (int d = 0; d < nb; d++) {
+        int64_t size = out->shape[d];
+        if (size == 1)
+            continue;
+        int j = jb.n - 1;
+        if (j >= 0 && jb.sa[j] == a->bstride[d] * size && jb.sb[j] == b->bstride[d] * size &&
+            jb.sc[j] == cstride[d] * size) {
+            jb.size[j] *= size;
+        } else {
+            j = jb.n++;
+            jb.size[j] = size;
+        }
+        jb.sa[j] = a->bstride[d];
+        jb.sb[j] = b->bstride[d];
+        jb.sc[j] = cstride[d];
+    }
+    return jb;
+}
+
+/* When every batch shares b and a's batches continue its rows, the product is one GEMM of batch*m rows
+ * (out's rows follow each other the same way). */
+static bool fold(const mm_batch *jb, int64_t m, int64_t n, int64_t k, mm_operand *a, int64_t *rows)
+{
+    if (jb->n != 1 || jb->sb[0] != 0 || jb->sc[0] != m * n || m > INT_MAX / jb->size[0])
+        return false;
+    int64_t sa = jb->sa[0];
+    if (m == 1) {
+        int64_t cs = a->scratch ? 1 : a->cs; /* a packed single row is stored row-major */
+        if ((cs != 1 && k != 1) || sa < (k > 1 ? k : 1))
+            return false;
+    } else if (a->trans || sa != m * a->ld) {
+        return false;
+    }
+    a->trans = false;
+    if (m == 1)
+        a->ld = sa;
+    *rows = m * jb->size[0];
+    return true;
+}
+
+wk_status wk_gpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(out);
+    int nb = out->rank - 2;
+    int64_t m = out->shape[nb], n = out->shape[nb + 1], k = a->shape[nb + 1];
+    int64_t batch = wk_numel(nb, out->shape);
+    if (batch == 0 || m == 0 || n == 0)
+        return WK_OK;
+    if (k == 0) /* all-zero bytes are +0 in every float dtype */
+        return wk_gpu_memset(d, wk_tensor_data(out), 0, (size_t)(batch * m * n) * wk_dtype_size(out->dtype));
+    const char *why = NULL;
+    const wk_gpu_blas *blas = wk_gpu_blas_of(d, &why);
+    if (!blas)
+        return wk_error(WK_ERR_UNSUPPORTED, "matmul: %s", why ? why : "no BLAS library for this device");
+
+    mm_operand oa, ob;
+    wk_status s = operand_of(a, nb, &oa);
+    if (s != WK_OK)
+        return s;
+    s = operand_of(b, nb, &ob);
+    if (s != WK_OK) {
+        wk_tensor_release(oa.scratch);
+        return s;
+    }
+
+    mm_batch jb = batch_of(out, nb, &oa, &ob);
+    int64_t rows = m;
+    bool folded = fold(&jb, m, n, k, &oa, &rows);
+    /* The largest joint dim is the GEMM's batch; any other joint dims are looped over (last resort). */
+    int g = -1;
+    for (int j = 0; !folded && j < jb.n; j++)
+        if (g < 0 || jb.size[j] > jb.size[g])
+            g = j;
+    size_t es = wk_dtype_size(out->dtype);
+    wk_gpu_gemm gm = {.dtype = out->dtype, .trans_a = oa.trans, .trans_b = ob.trans,
+                      .allow_tf32 = (flags & WK_MATMUL_ALLOW_TF32) != 0, .m = rows, .n = n, .k = k,
+                      .batch = g < 0 ? 1 : jb.size[g], .lda = oa.ld, .ldb = ob.ld, .ldc = n,
+                      .stride_a = g < 0 ? 0 : jb.sa[g], .stride_b = g < 0 ? 0 : jb.sb[g],
+                      .stride_c = g < 0 ? 0 : jb.sc[g]};
+    int64_t loops = 1, idx[WK_MAX_RANK] = {0};
+    for (int j = 0; !folded && j < jb.n; j++)
+        if (j != g)
+            loops *= jb.size[j];
+    char *c = wk_tensor_data(out);
+    for (int64_t it = 0; it < loops && s == WK_OK; it++) {
+        int64_t off_a = 0, off_b = 0, off_c = 0;
+        for (int j = 0; !folded && j < jb.n; j++) {
+            off_a += idx[j] * jb.sa[j];
+            off_b += idx[j] * jb.sb[j];
+            off_c += idx[j] * jb.sc[j];
+        }
+        gm.a = oa.base + (size_t)off_a * es;
+        gm.b = ob.base + (size_t)off_b * es;
+        gm.c = c + (size_t)off_c * es;
+        s = blas->gemm(d, &gm);
+        for (int j = jb.n - 1; !folded && j >= 0; j--) {
+            if (j == g)
+                continue;
+            if (++idx[j] < jb.size[j])
+                break;
+            idx[j] = 0;
+        }
+    }
+    wk_tensor_release(oa.scratch); /* stream-ordered: the queued GEMMs still read it */
+    wk_tensor_release(ob.scratch);
+    return s;
+}

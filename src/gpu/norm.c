@@ -1,0 +1,99 @@
+/* norm.c: the GPU's softmax / log_softmax, rms_norm and layer_norm slots over the last dim: a group of lanes
+ * holds each row in registers, or a block reads a row once per pass when it is too long (kernels/norm.cu). */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpu/gpu.h"
+
+/* kernels/norm.cu's flags */
+enum { NM_VEC = 1, NM_WVEC = 2, NM_BVEC = 4, NM_LOG = 8 };
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The smallest power of two >= v, at most cap (a power of two). */
+static int pow2_at_least(int64_t v, int cap)
+{
+    int p = 1;
+    while (p < cap && p < v)
+        p *= 2;
+    return p;
+}
+
+static bool aligned16(const void *p) { return (uintptr_t)p % 16 == 0; }
+
+/* kind: "softmax", "rms" or "layer"; w, b may be NULL (softmax: both). */
+static wk_status norm_run(const char *kind, const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
+                          int flags, wk_tensor *out)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(out);
+    int last = x->rank - 1;
+    int64_t n = x->shape[last], s = x->strides[last], nrows = wk_numel(last, x->shape);
+    if (n == 0 || nrows == 0)
+        return WK_OK;
+    int64_t es = (int64_t)wk_dtype_size(x->dtype), VW = 16 / es;
+    void *px = wk_tensor_data(x), *po = wk_tensor_data(out);
+    void *pw = w ? wk_tensor_data(w) : NULL, *pb = b ? wk_tensor_data(b) : NULL;
+    int64_t ws = w ? w->strides[0] : 0, bs = b ? b->strides[0] : 0;
+
+    /* the rows: x's other dims, size-1 dims dropped and neighbours that line up merged */
+    int64_t shape[WK_MAX_RANK], stride[WK_MAX_RANK];
+    int r = 0;
+    for (int i = 0; i < last; i++) {
+        if (x->shape[i] == 1)
+            continue;
+        if (r > 0 && stride[r - 1] == x->strides[i] * x->shape[i]) {
+            shape[r - 1] *= x->shape[i];
+            stride[r - 1] = x->strides[i];
+            continue;
+        }
+        shape[r] = x->shape[i];
+        stride[r++] = x->strides[i];
+    }
+    wk_gpu_layout rows = wk_gpu_layout_make(r, shape, stride);
+
+    /* 16-byte vectors when every row of x and of out starts 16-byte aligned and is whole vectors long */
+    bool vec = s == 1 && n % VW == 0 && aligned16(px) && aligned16(po);
+    for (int i = 0; i < r; i++)
+        vec = vec && stride[i] * es % 16 == 0;
+    if (vec) {
+        flags |= NM_VEC;
+        flags |= w && ws == 1 && aligned16(pw) ? NM_WVEC : 0;
+        flags |= b && bs == 1 && aligned16(pb) ? NM_BVEC : 0;
+    }
+
+    /* G lanes a row, NV 16-byte slots a lane: the fewest lanes that hold the row in at most nvmax slots each
+     * (16 f32 or 8 f64 values); longer rows: a 1024-thread block each, reading the row once per pass */
+    int nvmax = es == 2 ? 2 : 4;
+    int64_t units = cdiv(n, VW);
+    int G = pow2_at_least(cdiv(units, nvmax), 1024);
+    int64_t nv = cdiv(units, G);
+    unsigned threads;
+    char name[64];
+    const char *sfx = wk_gpu_sfx(x->dtype);
+    if (nv > nvmax) {
+        G = 1024;
+        threads = 1024;
+        snprintf(name, sizeof name, "norm_%s_long_%s", kind, sfx);
+    } else {
+        threads = G <= wk_gpu_warp_size(d) ? 256 : (unsigned)G;
+        snprintf(name, sizeof name, "norm_%s_%c%d_%s", kind, vec ? 'v' : 's', pow2_at_least(nv, nvmax), sfx);
+    }
+    void *args[] = {&px, &rows, &s, &n, &nrows, &pw, &ws, &pb, &bs, &eps, &po, &G, &flags};
+    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, nrows * G, threads), 1, 1},
+                         (wk_gpu_dim){threads, 1, 1}, 0, args);
+}
+
+wk_status wk_gpu_softmax(const wk_tensor *x, bool log, wk_tensor *out)
+{
+    return norm_run("softmax", x, NULL, NULL, 0.0, log ? NM_LOG : 0, out);
+}
+
+wk_status wk_gpu_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor *out)
+{
+    return norm_run("rms", x, w, NULL, eps, 0, out);
+}
+
+wk_status wk_gpu_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps, wk_tensor *out)
+{
+    return norm_run("layer", x, w, b, eps, 0, out);
+}
