@@ -275,6 +275,17 @@ static wk_status run_tiny(const bench_case *c, const bench_inputs *in, wk_tensor
     return WK_OK;
 }
 
+/* The launch alone: an in-place fill of one element (no allocation, no views), to split tiny_add's host
+ * cost into the launch and the rest. */
+static wk_status run_tiny_fill(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    (void)out;
+    for (int64_t i = 0; i < in->calls; i++)
+        WK_BENCH_TRY(wk_fill(in->t[0], 1.5));
+    return WK_OK;
+}
+
 /* ---------------------------------------------------------------- the table */
 
 #define N_FULL 67108864 /* 64M elements: 256 MiB of f32, far beyond any cache */
@@ -375,6 +386,8 @@ static const bench_case cases[] = {
     /* What one op costs the caller when the device work is nothing: dispatch, output allocation, launch. */
     {.op = "tiny_add", .variant = "f32", .unit = BENCH_CALLS, .dtype = WK_F32, .rank = 1, .full = {1},
      .quick = {1}, .lo = -2, .hi = 2, .param = {20000}, .setup = setup_tiny, .run = run_tiny},
+    {.op = "tiny_fill", .variant = "f32", .unit = BENCH_CALLS, .dtype = WK_F32, .rank = 1, .full = {1},
+     .quick = {1}, .lo = -2, .hi = 2, .param = {20000}, .setup = setup_tiny, .run = run_tiny_fill},
 };
 
 const bench_case *bench_cases(int *count)

@@ -84,7 +84,7 @@ static int64_t grid_waves(void)
     if (waves == 0) {
         const char *v = getenv("WICK_GPU_GRID_WAVES");
         long long w = v ? atoll(v) : 0;
-        waves = w > 0 ? w : 4;
+        waves = w > 0 ? w : 32;
     }
     return waves;
 }
@@ -302,19 +302,30 @@ static wk_status fn_insert(wk_gpu_dev *d, char *name, wk_gpu_handle fn)
     return WK_OK;
 }
 
+static wk_gpu_handle table_get(const wk_gpu_dev *d, const char *name)
+{
+    if (d->fn_cap == 0)
+        return NULL;
+    for (size_t j = hash_name(name) & (d->fn_cap - 1); d->fns[j].name; j = (j + 1) & (d->fn_cap - 1))
+        if (strcmp(d->fns[j].name, name) == 0)
+            return d->fns[j].fn;
+    return NULL;
+}
+
 static wk_status find_function(wk_gpu_dev *d, const char *name, wk_gpu_handle *out)
 {
     wk_status s = WK_OK;
-    *out = NULL;
+    /* A table filled from the modules' own lists at open is never written again: read it unlocked. */
+    if (d->fns_complete) {
+        *out = table_get(d, name);
+        return *out ? WK_OK
+                    : wk_error(WK_ERR_UNSUPPORTED, "kernel %s: not in this build's %s kernels (a wick bug: please "
+                               "report)", name, d->rt->backend);
+    }
     pthread_mutex_lock(&d->lock);
-    if (d->fn_cap) {
-        size_t j = hash_name(name) & (d->fn_cap - 1);
-        for (; d->fns[j].name; j = (j + 1) & (d->fn_cap - 1))
-            if (strcmp(d->fns[j].name, name) == 0) {
-                *out = d->fns[j].fn;
-                pthread_mutex_unlock(&d->lock);
-                return WK_OK;
-            }
+    if ((*out = table_get(d, name)) != NULL) {
+        pthread_mutex_unlock(&d->lock);
+        return WK_OK;
     }
     for (int m = 0; m < d->module_count && !*out && s == WK_OK && !d->fns_complete; m++)
         s = d->rt->function_get(d->modules[m], name, out);

@@ -1,10 +1,12 @@
 /* cuda_dnn.c: gpu.h's DNN table on NVIDIA through cuDNN's legacy descriptor API, loaded with dlopen on first
- * use: conv as ConvolutionForward, conv_transpose as ConvolutionBackwardData, 1-D as 2-D with H = 1. */
+ * use: conv as ConvolutionForward, conv_transpose as ConvolutionBackwardData, 1-D as 2-D with H = 1; f16/bf16
+ * run on channels-last copies (cuDNN's fast tensor-core kernels want them). */
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu/cuda_libs.h"
@@ -173,6 +175,7 @@ static int ready(wk_gpu_dev *d, const char **why)
 /* All ints, zero-initialised before filling, so keys compare with memcmp. */
 typedef struct conv_key {
     int ord, dtype, transposed, groups;
+    int layout; /* 0: NCHW tensors and KCRS filter; 1: NHWC and KRSC */
     int xdim[4], xstride[4], ydim[4], wdim[4];
     int pad[2], stride[2], dil[2];
 } conv_key;
@@ -462,7 +465,7 @@ static wk_status attempt(conv_call *c, const int xstride[4])
     return s;
 }
 
-/* Creates the call's descriptors and sets all but x's (whose strides depend on the attempt). */
+/* Creates the call's descriptors and sets the convolution's. */
 static wk_status describe(conv_call *c)
 {
     wk_cudnnStatus_t st;
@@ -474,14 +477,6 @@ static wk_status describe(conv_call *c)
         return fail(c, "cudnnCreateFilterDescriptor", st);
     if ((st = cudnn.create_conv(&c->cdesc)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnCreateConvolutionDescriptor", st);
-    int ystride[4];
-    ystride[3] = 1;
-    for (int i = 2; i >= 0; i--)
-        ystride[i] = ystride[i + 1] * c->key.ydim[i + 1];
-    if ((st = cudnn.set_tensor(c->ydesc, c->data, 4, c->key.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS)
-        return fail(c, "cudnnSetTensorNdDescriptor", st);
-    if ((st = cudnn.set_filter(c->wdesc, c->data, WK_CUDNN_TENSOR_NCHW, 4, c->key.wdim)) != WK_CUDNN_STATUS_SUCCESS)
-        return fail(c, "cudnnSetFilterNdDescriptor", st);
     if ((st = cudnn.set_conv(c->cdesc, 2, c->key.pad, c->key.stride, c->key.dil, WK_CUDNN_CROSS_CORRELATION,
                              c->compute)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnSetConvolutionNdDescriptor", st);
@@ -490,21 +485,94 @@ static wk_status describe(conv_call *c)
     return WK_OK;
 }
 
-/* The device lock is held: the handle and the descriptors are this call's alone. */
-static wk_status conv_locked(conv_call *c, int ord, const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
-                             const int xstride[4], bool direct, wk_tensor *out)
+/* Packed strides of a 4-D (N, C, H, W) tensor: row-major NCHW, or NHWC (channels innermost). */
+static void packed_strides(const int dim[4], bool nhwc, int stride[4])
 {
-    const char *why = NULL;
-    if (!(c->h = handle_locked(c->d, ord, &why)))
-        return wk_error(WK_ERR_UNSUPPORTED, "%s: %s", c->op, why);
-    wk_tensor *xp = NULL, *wp = NULL, *bp = NULL;
-    wk_cudnnStatus_t st;
-    wk_status s = describe(c);
-    if (s != WK_OK)
-        goto done;
+    if (nhwc) {
+        stride[1] = 1, stride[3] = dim[1], stride[2] = dim[3] * dim[1], stride[0] = dim[2] * stride[2];
+        return;
+    }
+    stride[3] = 1;
+    for (int i = 2; i >= 0; i--)
+        stride[i] = stride[i + 1] * dim[i + 1];
+}
 
+/* Sets y's and the filter's descriptors for the layout: packed NCHW and KCRS, or packed NHWC and KRSC. The
+ * filter's dims stay (K, C, R, S) in either; its format says how they lie. */
+static wk_status set_layout(conv_call *c, bool nhwc, wk_cudnnTensorDescriptor_t ydesc)
+{
+    int ystride[4];
+    packed_strides(c->key.ydim, nhwc, ystride);
+    wk_cudnnStatus_t st;
+    if ((st = cudnn.set_tensor(ydesc, c->data, 4, c->key.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, "cudnnSetTensorNdDescriptor", st);
+    if ((st = cudnn.set_filter(c->wdesc, c->data, nhwc ? WK_CUDNN_TENSOR_NHWC : WK_CUDNN_TENSOR_NCHW, 4,
+                               c->key.wdim)) != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, "cudnnSetFilterNdDescriptor", st);
+    return WK_OK;
+}
+
+/* True when t (N, C, spatial...) lies packed channels-last: (N, spatial..., C) row-major. */
+static bool is_channels_last(const wk_tensor *t)
+{
+    int64_t z = t->shape[1];
+    if (t->shape[1] > 1 && t->strides[1] != 1)
+        return false;
+    for (int i = t->rank - 1; i >= 2; z *= t->shape[i], i--)
+        if (t->shape[i] > 1 && t->strides[i] != z)
+            return false;
+    return t->shape[0] <= 1 || t->strides[0] == z;
+}
+
+/* A fresh tensor shaped like t (N, C, spatial...) over channels-last memory (N, spatial..., C), the view
+ * holding the storage (released by the caller after queueing). */
+static wk_status channels_last(const wk_tensor *t, wk_tensor **out)
+{
+    int r = t->rank;
+    int64_t shape[WK_MAX_RANK], strides[WK_MAX_RANK], z = t->shape[1];
+    shape[0] = t->shape[0], shape[r - 1] = t->shape[1];
+    for (int i = 2; i < r; i++)
+        shape[i - 1] = t->shape[i];
+    wk_tensor *mem = NULL;
+    WK_TRY(wk_tensor_alloc(t->storage->device, t->dtype, r, shape, &mem));
+    strides[1] = 1;
+    for (int i = r - 1; i >= 2; i--) {
+        strides[i] = z;
+        z *= t->shape[i];
+    }
+    strides[0] = z;
+    wk_status s = wk_tensor_view(mem, r, t->shape, strides, 0, out);
+    wk_tensor_release(mem);
+    return s;
+}
+
+/* t's values in a channels-last copy (*out NULL when t already lies so; else released by the caller). */
+static wk_status to_channels_last(const wk_tensor *t, wk_tensor **out)
+{
+    *out = NULL;
+    if (is_channels_last(t))
+        return WK_OK;
+    wk_tensor *tmp = NULL;
+    WK_TRY(channels_last(t, &tmp));
+    wk_status s = wk_gpu_copy(t, tmp);
+    if (s != WK_OK) {
+        wk_tensor_release(tmp);
+        return s;
+    }
+    *out = tmp;
+    return WK_OK;
+}
+
+/* The case in the layout wick's tensors have: x as it lies where cuDNN can describe it, else packed; the
+ * filter packed KCRS; y straight into out. */
+static wk_status run_nchw(conv_call *c, const wk_tensor *x, const wk_tensor *w, const int xstride[4], bool direct,
+                          wk_tensor *out)
+{
+    wk_tensor *xp = NULL, *wp = NULL;
+    c->key.layout = 0;
+    wk_status s = set_layout(c, false, c->ydesc);
     /* The filter descriptor has no strides: w must be packed. */
-    if (!wk_tensor_is_contiguous(w) && (s = packed(w, &wp)) != WK_OK)
+    if (s != WK_OK || (!wk_tensor_is_contiguous(w) && (s = packed(w, &wp)) != WK_OK))
         goto done;
     c->w = wk_tensor_data(wp ? wp : w);
     c->y = wk_tensor_data(out);
@@ -515,9 +583,7 @@ static wk_status conv_locked(conv_call *c, int ord, const wk_tensor *x, const wk
     }
     if (s != WK_OK && s != WK_ERR_OUT_OF_MEMORY) { /* x packed: the layout every algorithm takes */
         int pstride[4];
-        pstride[3] = 1;
-        for (int i = 2; i >= 0; i--)
-            pstride[i] = pstride[i + 1] * c->key.xdim[i + 1];
+        packed_strides(c->key.xdim, false, pstride);
         if (!direct || memcmp(pstride, xstride, sizeof pstride) != 0) {
             if ((s = packed(x, &xp)) != WK_OK)
                 goto done;
@@ -525,20 +591,89 @@ static wk_status conv_locked(conv_call *c, int ord, const wk_tensor *x, const wk
             s = attempt(c, pstride);
         }
     }
+done:
+    wk_tensor_release(xp); /* stream-ordered: the queued work still reads the copies */
+    wk_tensor_release(wp);
+    return s;
+}
+
+/* The case in channels-last copies, where cuDNN's tensor-core kernels for half types run without transposes
+ * of their own: x to NHWC, the filter to KRSC, y into an NHWC scratch copied back to out. The copies are
+ * wick's transposing copy kernel. *fallback when the case cannot run so (out then holds nothing of it). */
+static wk_status run_nhwc(conv_call *c, const wk_tensor *x, const wk_tensor *w, wk_tensor *out, bool *fallback)
+{
+    int pstride[4];
+    packed_strides(c->key.xdim, true, pstride);
+    c->key.layout = 1;
+    *fallback = false;
+    conv_plan known = {.key = c->key};
+    memcpy(known.key.xstride, pstride, sizeof pstride);
+    if (plan_find(&known.key, &known) && known.n == 0) { /* refused before: spare the copies */
+        *fallback = true;
+        return WK_ERR_UNSUPPORTED;
+    }
+    wk_tensor *xp = NULL, *wp = NULL, *yp = NULL;
+    wk_status s = set_layout(c, true, c->ydesc);
+    if (s != WK_OK || (s = to_channels_last(x, &xp)) != WK_OK || (s = to_channels_last(w, &wp)) != WK_OK ||
+        (s = channels_last(out, &yp)) != WK_OK)
+        goto done;
+    c->x = wk_tensor_data(xp ? xp : x);
+    c->w = wk_tensor_data(wp ? wp : w);
+    c->y = wk_tensor_data(yp);
+    if ((s = attempt(c, pstride)) == WK_OK)
+        s = wk_gpu_copy(yp, out);
+done:
+    /* out is written only by the last step, which the NCHW path would redo whole */
+    *fallback = s == WK_ERR_UNSUPPORTED;
+    wk_tensor_release(xp); /* stream-ordered: the queued work still uses the scratch */
+    wk_tensor_release(wp);
+    wk_tensor_release(yp);
+    return s;
+}
+
+/* Half types run channels-last unless WICK_CUDNN_LAYOUT=nchw (for comparing the two). Grouped convolutions
+ * stay NCHW: cuDNN's legacy NHWC kernels are not sure to take them. */
+static bool wants_nhwc(const conv_call *c)
+{
+    if ((c->dt != WK_F16 && c->dt != WK_BF16) || c->key.groups != 1)
+        return false;
+    const char *v = getenv("WICK_CUDNN_LAYOUT");
+    return !v || strcmp(v, "nchw") != 0;
+}
+
+/* The device lock is held: the handle and the descriptors are this call's alone. */
+static wk_status conv_locked(conv_call *c, int ord, const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
+                             const int xstride[4], bool direct, wk_tensor *out)
+{
+    const char *why = NULL;
+    if (!(c->h = handle_locked(c->d, ord, &why)))
+        return wk_error(WK_ERR_UNSUPPORTED, "%s: %s", c->op, why);
+    wk_tensor *bp = NULL;
+    wk_cudnnStatus_t st;
+    wk_status s = describe(c);
+    if (s != WK_OK)
+        goto done;
+    bool fallback = true;
+    if (wants_nhwc(c))
+        s = run_nhwc(c, x, w, out, &fallback);
+    if (fallback)
+        s = run_nchw(c, x, w, xstride, direct, out);
     if (s != WK_OK || !bias)
         goto done;
 
-    /* bias (O) broadcast over (N, O, H, W): one more pass over out, in cuDNN's own kernel */
-    int o = c->key.ydim[1], bdim[4] = {1, o, 1, 1}, bstride[4] = {o, 1, 1, 1};
+    /* bias (O) broadcast over (N, O, H, W) in out (packed NCHW): one more pass, in cuDNN's own kernel */
+    int o = c->key.ydim[1], bdim[4] = {1, o, 1, 1}, bstride[4] = {o, 1, 1, 1}, ystride[4];
     if (o > 1 && bias->strides[0] != 1 && (s = packed(bias, &bp)) != WK_OK)
         goto done;
     const float one_f = 1.0f;
     const double one_d = 1.0;
     const void *one = c->dt == WK_F64 ? (const void *)&one_d : (const void *)&one_f;
-    if ((st = cudnn.set_tensor(c->bdesc, c->data, 4, bdim, bstride)) != WK_CUDNN_STATUS_SUCCESS)
+    packed_strides(c->key.ydim, false, ystride);
+    if ((st = cudnn.set_tensor(c->ydesc, c->data, 4, c->key.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS ||
+        (st = cudnn.set_tensor(c->bdesc, c->data, 4, bdim, bstride)) != WK_CUDNN_STATUS_SUCCESS)
         s = fail(c, "cudnnSetTensorNdDescriptor", st);
-    else if ((st = cudnn.add_tensor(c->h, one, c->bdesc, wk_tensor_data(bp ? bp : bias), one, c->ydesc, c->y)) !=
-             WK_CUDNN_STATUS_SUCCESS) {
+    else if ((st = cudnn.add_tensor(c->h, one, c->bdesc, wk_tensor_data(bp ? bp : bias), one, c->ydesc,
+                                    wk_tensor_data(out))) != WK_CUDNN_STATUS_SUCCESS) {
         s = fail(c, "cudnnAddTensor", st);
         if (s == WK_ERR_UNSUPPORTED)
             atomic_store(&bias_refused[c->dt], true);
@@ -554,9 +689,7 @@ done:
         cudnn.destroy_tensor(c->ydesc);
     if (c->xdesc)
         cudnn.destroy_tensor(c->xdesc);
-    wk_tensor_release(xp); /* stream-ordered: the queued work still reads the copies */
-    wk_tensor_release(wp);
-    wk_tensor_release(bp);
+    wk_tensor_release(bp); /* stream-ordered: the queued work still reads the copy */
     return s;
 }
 

@@ -50,23 +50,16 @@ __device__ __forceinline__ uint32_t ix_lane_add(uint32_t word, int sh, uint8_t v
     uint32_t b = ((word >> sh) + v) & 0xffu;
     return (word & ~(0xffu << sh)) | (b << sh);
 }
-__device__ __forceinline__ uint32_t ix_lane_add_f16(uint32_t word, int sh, float v)
+/* the 16-bit float lanes, told apart by a tag argument: lane + v in f32, rounded back */
+__device__ __forceinline__ uint32_t ix_lane_add(uint32_t word, int sh, wk_f16, float v)
 {
     uint32_t h = wk_f32_to_f16_bits(wk_f16_bits_to_f32((uint16_t)(word >> sh)) + v);
     return (word & ~(0xffffu << sh)) | (h << sh);
 }
-__device__ __forceinline__ uint32_t ix_lane_add_bf16(uint32_t word, int sh, float v)
+__device__ __forceinline__ uint32_t ix_lane_add(uint32_t word, int sh, wk_bf16, float v)
 {
     uint32_t h = wk_f32_to_bf16_bits(wk_bf16_bits_to_f32((uint16_t)(word >> sh)) + v);
     return (word & ~(0xffffu << sh)) | (h << sh);
-}
-__device__ __forceinline__ uint32_t ix_lane_add(uint32_t word, int sh, wk_f16, float v)
-{
-    return ix_lane_add_f16(word, sh, v);
-}
-__device__ __forceinline__ uint32_t ix_lane_add(uint32_t word, int sh, wk_bf16, float v)
-{
-    return ix_lane_add_bf16(word, sh, v);
 }
 
 template <class T, class C> __device__ __forceinline__ void ix_atomic_add_lane(T *p, C v)
