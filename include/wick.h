@@ -318,8 +318,10 @@ wk_status wk_upsample_bilinear2d(const wk_tensor *x, int64_t out_h, int64_t out_
 
 /* ---------------------------------------------------------------- indexing
  * Index tensors are u8, u32, i32 or i64. An index outside [0, size) is WK_ERR_INDEX_OUT_OF_RANGE
- * naming the op (on a GPU it may surface at the next synchronisation); memory is never touched out of
- * bounds, and an in-place op that fails on the CPU leaves its target unchanged. An in-place target must
+ * naming the op; memory is never touched out of bounds. On a GPU the error is found by the kernel and
+ * reported at the next synchronisation (wk_device_sync, wk_tensor_to_host): the call itself may return
+ * WK_OK and an output whose contents are then unspecified. In-place scatter and index_add leave their
+ * target unchanged on failure on every backend. An in-place target must
  * not overlap itself, ids or src (WK_ERR_INVALID_ARGUMENT, as PyTorch). */
 /* ids 1-D: out = x with dim replaced by len(ids). */
 wk_status wk_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out);

@@ -1,4 +1,4 @@
-/* backend.h: the interface every backend fills (CPU now; CUDA and ROCm through src/gpu later).
+/* backend.h: the interface every backend fills (cpu/; gpu/ for CUDA now and ROCm next, vendor-neutral).
  * ops/ validates arguments, works out broadcasting and output shapes, allocates outputs, then calls a slot. */
 #ifndef WK_BACKEND_H
 #define WK_BACKEND_H
@@ -106,9 +106,10 @@ struct wk_backend {
     wk_status (*index_select)(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
     wk_status (*gather)(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
     /* In place on x (a view with no overlap). add: accumulate, else set. On failure x is unchanged
-     * on the CPU. */
-    wk_status (*scatter)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add);
-    wk_status (*index_add)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src);
+     * on the CPU. fresh: x is the op's own new output, not the caller's tensor: it need not be left
+     * unchanged when an index is bad. */
+    wk_status (*scatter)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add, bool fresh);
+    wk_status (*index_add)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool fresh);
 
     /* ---- transformer pieces */
     /* kind: 0 rope (halves, bhtd), 1 rope_i (interleaved, bhtd), 2 rope_thd (halves, bthd). */

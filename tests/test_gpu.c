@@ -84,6 +84,40 @@ done:
     wk_tensor_release(big);
 }
 
+/* The out-of-place forms skip the separate range pass (their target is a fresh copy): the write kernels
+ * report bad ids themselves. Shapes reach the line kernel (scatter_add along the last dim), the general
+ * scatter kernel, and both index_add row kernels (rows of 4 and of 2048 elements). */
+static void test_fresh_faults(wk_device *dev)
+{
+    int64_t xs[2] = {3, 2048}, is2[2] = {3, 4}, is1[1] = {2}, ss1[2] = {2, 2048}, xs4[2] = {3, 4};
+    int64_t ids2[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 4096, 11}, ids1[2] = {0, 3};
+    wk_tensor *x = NULL, *x4 = NULL, *src = NULL, *src4 = NULL, *i2 = NULL, *i1 = NULL, *o = NULL;
+    wk_full(dev, WK_F32, 2, xs, 1.0, &x);
+    wk_full(dev, WK_F32, 2, xs4, 1.0, &x4);
+    wk_full(dev, WK_F32, 2, ss1, 2.0, &src);
+    wk_full(dev, WK_F32, 2, is2, 2.0, &src4);
+    wk_tensor_from_host(dev, WK_I64, 2, is2, ids2, &i2);
+    wk_tensor_from_host(dev, WK_I64, 1, is1, ids1, &i1);
+    if (!x || !x4 || !src || !src4 || !i2 || !i1) {
+        CHECK(0, "setup");
+    } else {
+        expect_fault_at_sync(dev, wk_scatter_add(x, 1, i2, src4, &o), "scatter_add");
+        wk_tensor_release(o), o = NULL;
+        expect_fault_at_sync(dev, wk_scatter(x, 1, i2, src4, &o), "scatter");
+        wk_tensor_release(o), o = NULL;
+        expect_fault_at_sync(dev, wk_index_add(x, 0, i1, src, &o), "index_add");
+        wk_tensor_release(o), o = NULL;
+        int64_t s4[2] = {2, 4};
+        wk_tensor *src24 = NULL;
+        wk_full(dev, WK_F32, 2, s4, 2.0, &src24);
+        expect_fault_at_sync(dev, wk_index_add(x4, 0, i1, src24, &o), "index_add");
+        wk_tensor_release(o), o = NULL;
+        wk_tensor_release(src24);
+    }
+    wk_tensor_release(x), wk_tensor_release(x4), wk_tensor_release(src), wk_tensor_release(src4);
+    wk_tensor_release(i2), wk_tensor_release(i1);
+}
+
 static void test_out_of_memory(wk_device *dev)
 {
     int64_t huge[2] = {(int64_t)1 << 26, (int64_t)1 << 22}; /* 2^48 f32 = 1 PiB */
@@ -139,6 +173,7 @@ int main(void)
             }
             printf("testing %s (%s)\n", name, info.detail);
             test_index_faults(dev);
+            test_fresh_faults(dev);
             test_out_of_memory(dev);
             test_transfers(dev);
             ran++;

@@ -102,6 +102,16 @@ unsigned wk_gpu_blocks(const wk_gpu_dev *d, int64_t n, unsigned threads)
     return need < 1 ? 1u : (unsigned)need;
 }
 
+/* s = ceil(log2 d), m = floor(2^32 * (2^s - d) / d) + 1. */
+void wk_gpu_div_magic(int64_t d, uint32_t *m, uint32_t *s)
+{
+    uint32_t sh = 0;
+    while (((uint64_t)1 << sh) < (uint64_t)d)
+        sh++;
+    *s = sh;
+    *m = (uint32_t)(((((uint64_t)1 << 32) * (((uint64_t)1 << sh) - (uint64_t)d)) / (uint64_t)d) + 1);
+}
+
 wk_gpu_layout wk_gpu_layout_make(int rank, const int64_t *shape, const int64_t *strides)
 {
     wk_gpu_layout L;

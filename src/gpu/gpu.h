@@ -40,6 +40,10 @@ wk_status wk_gpu_launch(wk_gpu_dev *d, const char *name, wk_gpu_dim grid, wk_gpu
  * device (a few waves), never more than needed, at least 1. */
 unsigned wk_gpu_blocks(const wk_gpu_dev *d, int64_t n, unsigned threads);
 
+/* Multiplier and shift that divide by d (1 <= d <= 2^31) with a multiply-high, for dividends < 2^31
+ * (PyTorch's IntDivider recipe); the kernels' side is wk_div32 in kernels/common.cuh. */
+void wk_gpu_div_magic(int64_t d, uint32_t *m, uint32_t *s);
+
 /* ---- layouts */
 /* t's view with mergeable dims merged and size-1 dims dropped (see layout.h). */
 wk_gpu_layout wk_gpu_layout_of(const wk_tensor *t);
@@ -119,8 +123,9 @@ wk_status wk_gpu_upsample_bilinear2d(const wk_tensor *x, bool align_corners, dou
                                      wk_tensor *out);
 wk_status wk_gpu_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
 wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
-wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add);
-wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src);
+wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add,
+                         bool fresh);
+wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool fresh);
 wk_status wk_gpu_rope(int kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor *out);
 
 #endif

@@ -7,6 +7,7 @@
 
 #define IX_UNROLL 4 /* elements per thread per round in the kernels (kernels/index.cu) */
 #define IX_LINE_SMEM 32768 /* shared-memory budget of the line kernel, under every device's default limit */
+#define IX_WIDE_ROW 512    /* units per row from which index_add takes one block per row */
 
 enum { IX_X, IX_IDS, IX_DATA }; /* the operands: target or source x, the indices, src or out */
 
@@ -176,14 +177,16 @@ wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_te
 }
 
 /* ---------------------------------------------------------------- writes: scatter, scatter_add, index_add
- * The range pass goes first; every writing kernel returns at once when the fault word is set, so a bad
- * index leaves x unchanged. */
+ * In place on the caller's x (code 0): the range pass goes first and every writing kernel returns at once
+ * when the fault word is set, so a bad index leaves x unchanged. On the op's own fresh output (code: the
+ * op's fault code) there is nothing to keep: no range pass, the writing kernel reports bad indices itself
+ * and skips them, which saves a full read of ids. */
 
 /* Accumulator bytes per element of the line kernel (kernels/index.cu ix_acc). */
 static int64_t acc_bytes(wk_dtype dt) { return dt == WK_I64 || dt == WK_F64 ? 8 : 4; }
 
 static wk_status scatter_add_lines(wk_gpu_dev *d, const ix_space *s, wk_tensor *x, int64_t size,
-                                   const wk_tensor *ids, const wk_tensor *src)
+                                   const wk_tensor *ids, const wk_tensor *src, int code)
 {
     int dm = s->dim;
     wk_gpu_layout lxo = wk_gpu_layout_make(dm, s->shape, s->st[IX_X]);
@@ -196,14 +199,14 @@ static wk_status scatter_add_lines(wk_gpu_dev *d, const ix_space *s, wk_tensor *
     unsigned threads = K >= 2048 || size >= 2048 ? 512 : K >= 512 || size >= 512 ? 256 : 128;
     char name[64];
     snprintf(name, sizeof name, "index_scatter_add_lines_%s_%s", wk_gpu_sfx(x->dtype), wk_gpu_sfx(ids->dtype));
-    void *args[] = {&px, &lxo, &xk, &pi, &lio, &ik, &ps, &lso, &sk, &lines, &K, &size, &fault};
+    void *args[] = {&px, &lxo, &xk, &pi, &lio, &ik, &ps, &lso, &sk, &lines, &K, &size, &fault, &code};
     return launch(d, name, lines * threads, threads, (unsigned)(size * acc_bytes(x->dtype)), args);
 }
 
-/* index_add over compact rows; u8/f16/bf16 add whole 32-bit words per thread where every row stays
- * word-aligned. */
+/* index_add over compact rows, one block per row when rows are wide, else flat; u8/f16/bf16 add whole
+ * 32-bit words per thread where every row stays word-aligned. */
 static wk_status index_add_rows(wk_gpu_dev *d, const ix_rows *r, wk_tensor *x, int64_t size, const wk_tensor *ids,
-                                const wk_tensor *src)
+                                const wk_tensor *src, int code)
 {
     const int64_t es = (int64_t)wk_dtype_size(x->dtype);
     void *px = wk_tensor_data(x), *fault = wk_gpu_fault_word(d);
@@ -212,16 +215,21 @@ static wk_status index_add_rows(wk_gpu_dev *d, const ix_rows *r, wk_tensor *x, i
     if (V > 1 && (r->inner % V != 0 || r->xo % V != 0 || r->xk % V != 0 || (uintptr_t)px % 4 != 0))
         V = 1;
     int64_t inner = r->inner / V, L = r->L, xo = r->xo, xk = r->xk, so = r->so, sk = r->sk, ik = r->ik;
-    int64_t n = r->outer * L * inner;
+    const bool wide = inner >= IX_WIDE_ROW;
+    int64_t n = wide ? r->outer * L : r->outer * L * inner; /* rows, or units */
     char name[64];
-    snprintf(name, sizeof name, "index_add_rows%s_%s_%s", V > 1 ? "_w" : "", wk_gpu_sfx(x->dtype),
-             wk_gpu_sfx(ids->dtype));
-    void *args[] = {&px, &pi, &ps, &n, &inner, &L, &xo, &xk, &so, &sk, &ik, &size, &fault};
+    snprintf(name, sizeof name, "index_add_%s%s_%s_%s", wide ? "wide" : "rows", V > 1 ? "_w" : "",
+             wk_gpu_sfx(x->dtype), wk_gpu_sfx(ids->dtype));
+    void *args[] = {&px, &pi, &ps, &n, &inner, &L, &xo, &xk, &so, &sk, &ik, &size, &fault, &code};
+    if (wide) {
+        unsigned threads = inner >= IX_UNROLL * 256 ? 256 : 128; /* IX_UNROLL units or more per thread */
+        return launch(d, name, n * threads, threads, 0, args);
+    }
     return launch(d, name, rounds(n), 256, 0, args);
 }
 
 static wk_status scatter_general(wk_gpu_dev *d, const ix_space *s, wk_tensor *x, int64_t size, const wk_tensor *ids,
-                                 const wk_tensor *src, bool add)
+                                 const wk_tensor *src, bool add, int code)
 {
     wk_gpu_layout lx = space_layout(s, IX_X), li = space_layout(s, IX_IDS), ls = space_layout(s, IX_DATA);
     int64_t xk = s->st[IX_X][s->dim], n = space_numel(s);
@@ -230,47 +238,49 @@ static wk_status scatter_general(wk_gpu_dev *d, const ix_space *s, wk_tensor *x,
     char name[64];
     snprintf(name, sizeof name, "index_scatter%s_%s_%s", add ? "_add" : "", wk_gpu_sfx(x->dtype),
              wk_gpu_sfx(ids->dtype));
-    void *args[] = {&px, &lx, &xk, &pi, &li, &ps, &ls, &n, &size, &fault};
+    void *args[] = {&px, &lx, &xk, &pi, &li, &ps, &ls, &n, &size, &fault, &code};
     return launch(d, name, rounds(n), 256, 0, args);
 }
 
-/* After the range pass: the line kernel when dim is innermost, x's line fits in shared memory and is not
- * much longer than the K sources added into it (it rewrites the whole line); the row kernel for index_add
- * over compact rows; the general kernel otherwise. */
+/* The line kernel when dim is innermost, x's line fits in shared memory and is not much longer than the K
+ * sources added into it (it rewrites the whole line); the row kernels for index_add over compact rows; the
+ * general kernel otherwise. fault_code: the op's; fresh: x is the op's own output (see above). */
 static wk_status scatter_run(wk_gpu_dev *d, const ix_space *s, wk_tensor *x, int64_t size, const wk_tensor *ids,
-                             const wk_tensor *src, bool add, bool one_index_per_row)
+                             const wk_tensor *src, bool add, bool one_index_per_row, int fault_code, bool fresh)
 {
+    if (space_numel(s) == 0 || !fresh) /* with nothing to write, a bad index is still an error */
+        WK_TRY(check_ids(d, ids, size, fault_code));
     if (space_numel(s) == 0)
         return WK_OK;
+    const int code = fresh ? fault_code : 0;
     int64_t K = s->shape[s->dim];
     if (add && s->dim == s->rank - 1 && size > 0 && size * acc_bytes(x->dtype) <= IX_LINE_SMEM && size <= 4 * K)
-        return scatter_add_lines(d, s, x, size, ids, src);
+        return scatter_add_lines(d, s, x, size, ids, src, code);
     ix_rows r;
     if (add && one_index_per_row && space_rows(s, &r))
-        return index_add_rows(d, &r, x, size, ids, src);
-    return scatter_general(d, s, x, size, ids, src, add);
+        return index_add_rows(d, &r, x, size, ids, src, code);
+    return scatter_general(d, s, x, size, ids, src, add, code);
 }
 
-wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add)
+wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add, bool fresh)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(x);
     const int64_t size = x->shape[dim];
     if (wk_numel(ids->rank, ids->shape) == 0)
         return WK_OK;
-    WK_TRY(check_ids(d, ids, size, add ? WK_GPU_FAULT_SCATTER_ADD : WK_GPU_FAULT_SCATTER));
     ix_space s;
     space_make(&s, ids->rank, ids->shape, dim, x->strides, ids->strides, src->strides);
-    return scatter_run(d, &s, x, size, ids, src, add, false);
+    return scatter_run(d, &s, x, size, ids, src, add, false, add ? WK_GPU_FAULT_SCATTER_ADD : WK_GPU_FAULT_SCATTER,
+                       fresh);
 }
 
-wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src)
+wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool fresh)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(x);
     const int64_t size = x->shape[dim];
-    WK_TRY(check_ids(d, ids, size, WK_GPU_FAULT_INDEX_ADD));
     int64_t is[WK_MAX_RANK] = {0};
     is[dim] = ids->strides[0];
     ix_space s;
     space_make(&s, src->rank, src->shape, dim, x->strides, is, src->strides);
-    return scatter_run(d, &s, x, size, ids, src, true, true);
+    return scatter_run(d, &s, x, size, ids, src, true, true, WK_GPU_FAULT_INDEX_ADD, fresh);
 }

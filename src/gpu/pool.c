@@ -4,17 +4,6 @@
 
 #include "gpu/gpu.h"
 
-/* Multiplier and shift that divide by d (1 <= d <= 2^31) with a multiply-high, for dividends < 2^31
- * (PyTorch's IntDivider): s = ceil(log2 d), m = floor(2^32 * (2^s - d) / d) + 1. */
-static void pool_magic(int64_t d, uint32_t *m, uint32_t *s)
-{
-    uint32_t sh = 0;
-    while (((uint64_t)1 << sh) < (uint64_t)d)
-        sh++;
-    *s = sh;
-    *m = (uint32_t)(((((uint64_t)1 << 32) * (((uint64_t)1 << sh) - (uint64_t)d)) / (uint64_t)d) + 1);
-}
-
 wk_status wk_gpu_pool2d(wk_reduce_op op, const wk_tensor *x, const wk_pool_params *p, wk_tensor *out)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(out);
@@ -36,9 +25,9 @@ wk_status wk_gpu_pool2d(wk_reduce_op op, const wk_tensor *x, const wk_pool_param
                      sth <= lim / OH && stw <= lim / OW;
     uint32_t m_ow = 0, s_ow = 0, m_oh = 0, s_oh = 0, m_c = 0, s_c = 0;
     if (narrow) { /* OW, OH, C <= n < 2^31 */
-        pool_magic(OW, &m_ow, &s_ow);
-        pool_magic(OH, &m_oh, &s_oh);
-        pool_magic(C, &m_c, &s_c);
+        wk_gpu_div_magic(OW, &m_ow, &s_ow);
+        wk_gpu_div_magic(OH, &m_oh, &s_oh);
+        wk_gpu_div_magic(C, &m_c, &s_c);
     }
     char name[64];
     snprintf(name, sizeof name, "pool_%s_%s", op == WK_REDUCE_MAX ? "max" : "avg", wk_gpu_sfx(x->dtype));

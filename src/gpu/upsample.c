@@ -4,17 +4,6 @@
 
 #include "gpu/gpu.h"
 
-/* Multiplier and shift that divide by d (1 <= d <= 2^31) with a multiply-high, for dividends < 2^31
- * (PyTorch's IntDivider): s = ceil(log2 d), m = floor(2^32 * (2^s - d) / d) + 1. */
-static void up_magic(int64_t d, uint32_t *m, uint32_t *s)
-{
-    uint32_t sh = 0;
-    while (((uint64_t)1 << sh) < (uint64_t)d)
-        sh++;
-    *s = sh;
-    *m = (uint32_t)(((((uint64_t)1 << 32) * (((uint64_t)1 << sh) - (uint64_t)d)) / (uint64_t)d) + 1);
-}
-
 /* What both kernels take: x's NCHW view (1-D: H = 1, stride 0), out's sizes, the divisors' magic. */
 typedef struct up_call {
     int64_t n, C, H, W, OH, OW, sN, sC, sH, sW;
@@ -33,9 +22,9 @@ static up_call up_call_of(const wk_tensor *x, const wk_tensor *out)
     int64_t max_off = (out->shape[0] - 1) * c.sN + (c.C - 1) * c.sC + (c.H - 1) * c.sH + (c.W - 1) * c.sW;
     c.narrow = c.n <= INT32_MAX && max_off <= INT32_MAX && c.H < lim && c.W < lim && c.OH < lim && c.OW < lim;
     if (c.n > 0 && c.n <= INT32_MAX) { /* the kernels divide with these while n < 2^31 (OW, OH, C <= n) */
-        up_magic(c.OW, &c.m_ow, &c.s_ow);
-        up_magic(c.OH, &c.m_oh, &c.s_oh);
-        up_magic(c.C, &c.m_c, &c.s_c);
+        wk_gpu_div_magic(c.OW, &c.m_ow, &c.s_ow);
+        wk_gpu_div_magic(c.OH, &c.m_oh, &c.s_oh);
+        wk_gpu_div_magic(c.C, &c.m_c, &c.s_c);
     }
     return c;
 }

@@ -87,13 +87,13 @@ static wk_status run_gather(const void *p, wk_tensor *o)
 static wk_status run_scatter(const void *p, wk_tensor *o)
 {
     const index_args *a = p;
-    return wk_be(o)->scatter(o, a->dim, a->ids, a->src, a->add);
+    return wk_be(o)->scatter(o, a->dim, a->ids, a->src, a->add, true);
 }
 
 static wk_status run_index_add(const void *p, wk_tensor *o)
 {
     const index_args *a = p;
-    return wk_be(o)->index_add(o, a->dim, a->ids, a->src);
+    return wk_be(o)->index_add(o, a->dim, a->ids, a->src, true);
 }
 
 wk_status wk_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out)
@@ -185,7 +185,7 @@ static wk_status scatter_inplace(const char *op, wk_tensor *x, int dim, const wk
     int d;
     WK_TRY(scatter_checks(op, x, dim, ids, src, &d));
     WK_TRY(inplace_checks(op, x, ids, src));
-    return wk_be(x)->scatter(x, d, ids, src, add);
+    return wk_be(x)->scatter(x, d, ids, src, add, false);
 }
 
 wk_status wk_scatter(const wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_tensor **out)
@@ -224,5 +224,5 @@ wk_status wk_index_add_inplace(wk_tensor *x, int dim, const wk_tensor *ids, cons
     int d;
     WK_TRY(index_add_checks(op, x, dim, ids, src, &d));
     WK_TRY(inplace_checks(op, x, ids, src));
-    return wk_be(x)->index_add(x, d, ids, src);
+    return wk_be(x)->index_add(x, d, ids, src, false);
 }

@@ -5,9 +5,8 @@
 /* ---- the engine: out[i] = f(a[i], b[i]) (or where's selection) over n elements, out contiguous */
 
 /* Words of one vector access: the widest aligned load/store for a pack of that many bytes. */
-struct alignas(16) bn_w16 { uint32_t v[4]; };
 struct alignas(8) bn_w8 { uint32_t v[2]; };
-template <int B> struct bn_word { typedef bn_w16 type; }; /* 16 bytes and more: 16-byte words */
+template <int B> struct bn_word { typedef wk_w16 type; }; /* 16 bytes and more: 16-byte words */
 template <> struct bn_word<2> { typedef uint16_t type; };
 template <> struct bn_word<4> { typedef uint32_t type; };
 template <> struct bn_word<8> { typedef bn_w8 type; };
@@ -37,23 +36,6 @@ template <class T, int N> struct bn_pack {
     }
 };
 
-__device__ __forceinline__ bool bn_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
-
-/* wk_offset with 32-bit division, valid while every index fits (n < 2^32): 64-bit division is a long
- * software sequence on GPUs and would bound broadcast and strided kernels. The outermost dim needs no division. */
-__device__ __forceinline__ int64_t bn_offset32(const wk_gpu_layout &L, uint32_t i)
-{
-    if (L.contiguous)
-        return i;
-    int64_t off = 0;
-#pragma unroll 1
-    for (int d = L.rank - 1; d > 0; d--) {
-        uint32_t s = (uint32_t)L.shape[d], q = i / s;
-        off += (int64_t)(i - q * s) * L.stride[d];
-        i = q;
-    }
-    return L.rank > 0 ? off + (int64_t)i * L.stride[0] : 0; /* i < shape[0] here: no division */
-}
 
 #define BN_TAIL_LOOP(i, from, n)                                                                        \
     for (int64_t i = (from) + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)(n);       \
@@ -66,7 +48,7 @@ __device__ __forceinline__ void bn_run2(const T *a, const wk_gpu_layout &la, con
                                         O *o, int64_t n, F f)
 {
     constexpr int N = 16 / (int)sizeof(O);
-    if (la.contiguous && lb.contiguous && bn_aligned(a) && bn_aligned(b) && bn_aligned(o)) {
+    if (la.contiguous && lb.contiguous && wk_aligned16(a) && wk_aligned16(b) && wk_aligned16(o)) {
         const int64_t nv = n / N;
         WK_GRID_LOOP(v, nv) {
             bn_pack<T, N> pa, pb;
@@ -84,7 +66,7 @@ __device__ __forceinline__ void bn_run2(const T *a, const wk_gpu_layout &la, con
 #pragma unroll 1
         WK_GRID_LOOP(i, n) {
             uint32_t k = (uint32_t)i;
-            wk_st(o + i, f(wk_ld(a + bn_offset32(la, k)), wk_ld(b + bn_offset32(lb, k))));
+            wk_st(o + i, f(wk_ld(a + wk_offset32(la, k)), wk_ld(b + wk_offset32(lb, k))));
         }
     } else {
 #pragma unroll 1
@@ -99,8 +81,8 @@ __device__ __forceinline__ void bn_where(const C *c, const wk_gpu_layout &lc, co
                                          const V *f, const wk_gpu_layout &lf, V *o, int64_t n)
 {
     constexpr int N = 16 / (int)sizeof(V);
-    if (lc.contiguous && lt.contiguous && lf.contiguous && bn_aligned(c) && bn_aligned(t) && bn_aligned(f) &&
-        bn_aligned(o)) {
+    if (lc.contiguous && lt.contiguous && lf.contiguous && wk_aligned16(c) && wk_aligned16(t) && wk_aligned16(f) &&
+        wk_aligned16(o)) {
         const int64_t nv = n / N;
         WK_GRID_LOOP(v, nv) {
             bn_pack<C, N> pc;
@@ -119,7 +101,7 @@ __device__ __forceinline__ void bn_where(const C *c, const wk_gpu_layout &lc, co
 #pragma unroll 1
         WK_GRID_LOOP(i, n) {
             uint32_t k = (uint32_t)i;
-            o[i] = c[bn_offset32(lc, k)] != 0 ? t[bn_offset32(lt, k)] : f[bn_offset32(lf, k)];
+            o[i] = c[wk_offset32(lc, k)] != 0 ? t[wk_offset32(lt, k)] : f[wk_offset32(lf, k)];
         }
     } else {
 #pragma unroll 1

@@ -57,6 +57,61 @@ __device__ __forceinline__ int64_t wk_offset(const wk_gpu_layout &L, int64_t i)
     return off;
 }
 
+/* wk_offset with 32-bit division, valid while every index fits (n < 2^32): 64-bit division is a long
+ * software sequence on GPUs and would bound strided kernels. The outermost dim needs no division. */
+__device__ __forceinline__ int64_t wk_offset32(const wk_gpu_layout &L, uint32_t i)
+{
+    if (L.contiguous)
+        return i;
+    int64_t off = 0;
+#pragma unroll 1
+    for (int d = L.rank - 1; d > 0; d--) {
+        uint32_t s = (uint32_t)L.shape[d], q = i / s;
+        off += (int64_t)(i - q * s) * L.stride[d];
+        i = q;
+    }
+    return L.rank > 0 ? off + (int64_t)i * L.stride[0] : 0; /* i < shape[0] here: no division */
+}
+
+/* n / d as a multiply-high and a shift (m, s from wk_gpu_div_magic on the host), valid for n < 2^31: a
+ * division by a run-time divisor is a long instruction sequence, enough to make index-heavy kernels
+ * (pooling, resampling) issue-bound instead of memory-bound. wk_div64 is the wide path's plain division. */
+struct wk_div32 {
+    uint32_t m, s;
+    __device__ __forceinline__ uint32_t operator()(uint32_t n) const
+    {
+        return ((uint32_t)(((uint64_t)n * m) >> 32) + n) >> s;
+    }
+};
+struct wk_div64 {
+    int64_t d;
+    __device__ __forceinline__ int64_t operator()(int64_t n) const { return n / d; }
+};
+
+/* 16 bytes moved as one vector access, and the alignment test for it. Held as words so that elements
+ * narrower than a register come out by shifts (wk_w16_get), never through local memory. */
+struct alignas(16) wk_w16 { uint32_t w[4]; };
+__device__ __forceinline__ bool wk_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* Element k of the 16 bytes v, as a T of 1, 2, 4 or 8 bytes. */
+template <class T> __device__ __forceinline__ T wk_w16_get(const wk_w16 &v, int k)
+{
+    T t;
+    if constexpr (sizeof(T) == 1) {
+        uint8_t b = (uint8_t)(v.w[k >> 2] >> (8 * (k & 3)));
+        memcpy(&t, &b, 1);
+    } else if constexpr (sizeof(T) == 2) {
+        uint16_t b = (uint16_t)(v.w[k >> 1] >> (16 * (k & 1)));
+        memcpy(&t, &b, 2);
+    } else if constexpr (sizeof(T) == 4) {
+        memcpy(&t, &v.w[k], 4);
+    } else {
+        uint64_t b = (uint64_t)v.w[2 * k] | ((uint64_t)v.w[2 * k + 1] << 32);
+        memcpy(&t, &b, 8);
+    }
+    return t;
+}
+
 /* Grid-stride loop over [0, n) with 64-bit indices. */
 #define WK_GRID_LOOP(i, n)                                                                              \
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)(n);                 \

@@ -1,5 +1,5 @@
 /* index.cu: kernels of the indexing family: reads through an index (index_select, gather), writes through
- * one (scatter, scatter_add, index_add) and the range pass that guards the writers. */
+ * one (scatter, scatter_add, index_add) and the range pass that guards the in-place writers. */
 #include "common.cuh"
 
 /* Elements per thread per round of the grid-stride loops: independent loads kept in flight. */
@@ -228,13 +228,22 @@ __device__ void index_select_rows_body(const U *x, const I *ids, U *out, int64_t
 
 /* ---------------------------------------------------------------- scatter, scatter_add, index_add: general
  * For each of the n elements of the iteration shape: x[lx(e) + ids[li(e)] * xk] = (or +=) src[ls(e)].
- * The range pass ran first on this stream: a set fault word (this op's bad index, or an earlier op's)
- * means write nothing. Duplicate destinations under set: any one of the writes wins. */
+ * Every writing kernel takes `code`. 0: the range pass ran first on this stream, so a set fault word (this
+ * op's bad index, or an earlier op's) means write nothing and x stays unchanged, and a bad index met here
+ * was reported already. Non-zero (x is the op's own new output): no range pass; a bad index is reported
+ * here with that code and skipped, the other elements are written. Duplicate destinations under set: any
+ * one of the writes wins. */
+__device__ __forceinline__ bool ix_write_off(const int *fault, int code)
+{
+    return code == 0 && *(volatile const int *)fault != 0;
+}
+
 template <class T, class I, bool ADD>
 __device__ void index_scatter_body(T *x, const wk_gpu_layout &lx, int64_t xk, const I *ids, const wk_gpu_layout &li,
-                                   const T *src, const wk_gpu_layout &ls, int64_t n, int64_t size, const int *fault)
+                                   const T *src, const wk_gpu_layout &ls, int64_t n, int64_t size, int *fault,
+                                   int code)
 {
-    if (*(volatile const int *)fault)
+    if (ix_write_off(fault, code))
         return;
     IX_ROUNDS(e0, G, n)
     {
@@ -248,8 +257,13 @@ __device__ void index_scatter_body(T *x, const wk_gpu_layout &lx, int64_t xk, co
             }
 #pragma unroll
         for (int u = 0; u < IX_UNROLL; u++) {
-            if (e0 + u * G >= n || !ix_ok(id[u], size)) /* the range pass saw it already */
+            if (e0 + u * G >= n)
                 continue;
+            if (!ix_ok(id[u], size)) {
+                if (code)
+                    ix_fault(fault, code, id[u]);
+                continue;
+            }
             T *p = x + wk_offset(lx, e0 + u * G) + id[u] * xk;
             if constexpr (ADD)
                 ix_atomic_add(p, wk_ld(&v[u]));
@@ -293,12 +307,12 @@ template <class T, class I>
 __device__ void index_scatter_add_lines_body(T *x, const wk_gpu_layout &lxo, int64_t xk, const I *ids,
                                              const wk_gpu_layout &lio, int64_t ik, const T *src,
                                              const wk_gpu_layout &lso, int64_t sk, int64_t lines, int64_t K,
-                                             int64_t size, const int *fault)
+                                             int64_t size, int *fault, int code)
 {
     typedef typename ix_acc<T>::type A;
     extern __shared__ unsigned long long ix_smem[]; /* 8-byte aligned for every A */
     A *acc = (A *)ix_smem;
-    if (*(volatile const int *)fault)
+    if (ix_write_off(fault, code)) /* nothing here writes the word when code is 0: all threads agree */
         return;
     const int t = threadIdx.x, bs = blockDim.x;
     for (int64_t line = blockIdx.x; line < lines; line += gridDim.x) {
@@ -318,9 +332,14 @@ __device__ void index_scatter_add_lines_body(T *x, const wk_gpu_layout &lxo, int
                     v[u] = sl[(k0 + u * bs) * sk];
                 }
 #pragma unroll
-            for (int u = 0; u < IX_UNROLL; u++)
-                if (k0 + u * bs < K && ix_ok(id[u], size))
+            for (int u = 0; u < IX_UNROLL; u++) {
+                if (k0 + u * bs >= K)
+                    continue;
+                if (ix_ok(id[u], size))
                     atomicAdd(acc + id[u], (A)wk_ld(&v[u]));
+                else if (code)
+                    ix_fault(fault, code, id[u]);
+            }
         }
         __syncthreads();
         for (int64_t j = t; j < size; j += bs)
@@ -337,9 +356,9 @@ __device__ void index_scatter_add_lines_body(T *x, const wk_gpu_layout &lxo, int
 template <class T, class I, int V>
 __device__ void index_add_rows_body(T *x, const I *ids, const T *src, int64_t n, int64_t inner, int64_t L,
                                     int64_t xo, int64_t xk, int64_t so, int64_t sk, int64_t ik, int64_t size,
-                                    const int *fault)
+                                    int *fault, int code)
 {
-    if (*(volatile const int *)fault)
+    if (ix_write_off(fault, code))
         return;
     IX_ROUNDS(e0, G, n)
     {
@@ -359,13 +378,69 @@ __device__ void index_add_rows_body(T *x, const I *ids, const T *src, int64_t n,
         }
 #pragma unroll
         for (int u = 0; u < IX_UNROLL; u++) {
-            if (e0 + u * G >= n || !ix_ok(id[u], size))
+            if (e0 + u * G >= n)
                 continue;
+            if (!ix_ok(id[u], size)) {
+                if (code)
+                    ix_fault(fault, code, id[u]);
+                continue;
+            }
             T *p = x + dst[u] + id[u] * xk;
             if constexpr (V == 1)
                 ix_atomic_add(p, wk_ld(&v[u][0]));
             else
                 ix_atomic_add_word(p, v[u]);
+        }
+    }
+}
+
+/* The same over rows wide enough to give a block's threads IX_UNROLL units each: one block per row (grid-
+ * stride over the outer * L rows), so the row's index is read once and no element pays for the divisions
+ * that split a flat position into (o, k, i). The src loads are issued before the index is tested, so their
+ * latency overlaps the index load. */
+template <class T, class I, int V>
+__device__ void index_add_wide_body(T *x, const I *ids, const T *src, int64_t rows, int64_t inner, int64_t L,
+                                    int64_t xo, int64_t xk, int64_t so, int64_t sk, int64_t ik, int64_t size,
+                                    int *fault, int code)
+{
+    if (ix_write_off(fault, code))
+        return;
+    const int t = threadIdx.x, bs = blockDim.x;
+    /* (o, k) of row r, stepped along with r: k + gk < 2L, so one carry suffices */
+    const int64_t go = (int64_t)gridDim.x / L, gk = (int64_t)gridDim.x - go * L;
+    int64_t o = (int64_t)blockIdx.x / L, k = (int64_t)blockIdx.x - o * L;
+    for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+        const int64_t id = (int64_t)ids[k * ik];
+        const bool ok = ix_ok(id, size);
+        const T *s = src + o * so + k * sk;
+        T *xr = x + o * xo + (ok ? id : 0) * xk;
+        for (int64_t i0 = t; i0 < inner; i0 += IX_UNROLL * bs) {
+            T v[IX_UNROLL][V];
+#pragma unroll
+            for (int u = 0; u < IX_UNROLL; u++)
+                if (i0 + u * bs < inner) {
+#pragma unroll
+                    for (int l = 0; l < V; l++)
+                        v[u][l] = s[(i0 + u * bs) * V + l];
+                }
+#pragma unroll
+            for (int u = 0; u < IX_UNROLL; u++) {
+                if (!ok || i0 + u * bs >= inner)
+                    continue;
+                T *p = xr + (i0 + u * bs) * V;
+                if constexpr (V == 1)
+                    ix_atomic_add(p, wk_ld(&v[u][0]));
+                else
+                    ix_atomic_add_word(p, v[u]);
+            }
+        }
+        if (!ok && code && t == 0)
+            ix_fault(fault, code, id);
+        o += go;
+        k += gk;
+        if (k >= L) {
+            k -= L;
+            o++;
         }
     }
 }
@@ -405,27 +480,33 @@ IX_SELECT_ROWS_FOR(b16, ix_b16)
     }                                                                                                    \
     WK_KERNEL void index_scatter_##sfx##_##isfx(T *x, wk_gpu_layout lx, int64_t xk, const I *ids,         \
                                                 wk_gpu_layout li, const T *src, wk_gpu_layout ls, int64_t n, \
-                                                int64_t size, const int *fault)                          \
+                                                int64_t size, int *fault, int code)                      \
     {                                                                                                    \
-        index_scatter_body<T, I, false>(x, lx, xk, ids, li, src, ls, n, size, fault);                    \
+        index_scatter_body<T, I, false>(x, lx, xk, ids, li, src, ls, n, size, fault, code);              \
     }                                                                                                    \
     WK_KERNEL void index_scatter_add_##sfx##_##isfx(T *x, wk_gpu_layout lx, int64_t xk, const I *ids,     \
                                                     wk_gpu_layout li, const T *src, wk_gpu_layout ls,    \
-                                                    int64_t n, int64_t size, const int *fault)           \
+                                                    int64_t n, int64_t size, int *fault, int code)       \
     {                                                                                                    \
-        index_scatter_body<T, I, true>(x, lx, xk, ids, li, src, ls, n, size, fault);                     \
+        index_scatter_body<T, I, true>(x, lx, xk, ids, li, src, ls, n, size, fault, code);               \
     }                                                                                                    \
     WK_KERNEL void index_scatter_add_lines_##sfx##_##isfx(                                               \
         T *x, wk_gpu_layout lxo, int64_t xk, const I *ids, wk_gpu_layout lio, int64_t ik, const T *src,    \
-        wk_gpu_layout lso, int64_t sk, int64_t lines, int64_t K, int64_t size, const int *fault)          \
+        wk_gpu_layout lso, int64_t sk, int64_t lines, int64_t K, int64_t size, int *fault, int code)      \
     {                                                                                                    \
-        index_scatter_add_lines_body(x, lxo, xk, ids, lio, ik, src, lso, sk, lines, K, size, fault);     \
+        index_scatter_add_lines_body(x, lxo, xk, ids, lio, ik, src, lso, sk, lines, K, size, fault, code); \
     }                                                                                                    \
     WK_KERNEL void index_add_rows_##sfx##_##isfx(T *x, const I *ids, const T *src, int64_t n, int64_t inner, \
                                                  int64_t L, int64_t xo, int64_t xk, int64_t so, int64_t sk, \
-                                                 int64_t ik, int64_t size, const int *fault)             \
+                                                 int64_t ik, int64_t size, int *fault, int code)         \
     {                                                                                                    \
-        index_add_rows_body<T, I, 1>(x, ids, src, n, inner, L, xo, xk, so, sk, ik, size, fault);         \
+        index_add_rows_body<T, I, 1>(x, ids, src, n, inner, L, xo, xk, so, sk, ik, size, fault, code);   \
+    }                                                                                                    \
+    WK_KERNEL void index_add_wide_##sfx##_##isfx(T *x, const I *ids, const T *src, int64_t rows, int64_t inner, \
+                                                 int64_t L, int64_t xo, int64_t xk, int64_t so, int64_t sk, \
+                                                 int64_t ik, int64_t size, int *fault, int code)         \
+    {                                                                                                    \
+        index_add_wide_body<T, I, 1>(x, ids, src, rows, inner, L, xo, xk, so, sk, ik, size, fault, code); \
     }
 #define IX_VALUE_FOR(sfx, T)                                                                             \
     IX_VALUE_ENTRIES(sfx, T, u8, uint8_t) IX_VALUE_ENTRIES(sfx, T, u32, uint32_t)                        \
@@ -436,9 +517,17 @@ WK_ALL_DTYPES(IX_VALUE_FOR)
 #define IX_ADD_WORD_ENTRY(sfx, T, isfx, I)                                                               \
     WK_KERNEL void index_add_rows_w_##sfx##_##isfx(T *x, const I *ids, const T *src, int64_t n, int64_t inner, \
                                                    int64_t L, int64_t xo, int64_t xk, int64_t so, int64_t sk, \
-                                                   int64_t ik, int64_t size, const int *fault)           \
+                                                   int64_t ik, int64_t size, int *fault, int code)       \
     {                                                                                                    \
-        index_add_rows_body<T, I, 4 / sizeof(T)>(x, ids, src, n, inner, L, xo, xk, so, sk, ik, size, fault); \
+        index_add_rows_body<T, I, 4 / sizeof(T)>(x, ids, src, n, inner, L, xo, xk, so, sk, ik, size, fault, \
+                                                 code);                                                  \
+    }                                                                                                    \
+    WK_KERNEL void index_add_wide_w_##sfx##_##isfx(T *x, const I *ids, const T *src, int64_t rows, int64_t inner, \
+                                                   int64_t L, int64_t xo, int64_t xk, int64_t so, int64_t sk, \
+                                                   int64_t ik, int64_t size, int *fault, int code)       \
+    {                                                                                                    \
+        index_add_wide_body<T, I, 4 / sizeof(T)>(x, ids, src, rows, inner, L, xo, xk, so, sk, ik, size, fault, \
+                                                 code);                                                  \
     }
 #define IX_ADD_WORD_FOR(sfx, T)                                                                          \
     IX_ADD_WORD_ENTRY(sfx, T, u8, uint8_t) IX_ADD_WORD_ENTRY(sfx, T, u32, uint32_t)                      \

@@ -18,26 +18,8 @@ template <> struct nm_c<double> { typedef double type; };
 __device__ __forceinline__ float nm_exp(float v) { return expf(v); }
 __device__ __forceinline__ double nm_exp(double v) { return exp(v); }
 
-/* 16 bytes as words: narrow elements come out and go in by shifts, never through local memory. */
-struct alignas(16) nm_v16 { uint32_t w[4]; };
-
-template <class T> __device__ __forceinline__ T nm_get(const nm_v16 &v, int k)
-{
-    T t;
-    if constexpr (sizeof(T) == 2) {
-        uint16_t b = (uint16_t)(v.w[k >> 1] >> (16 * (k & 1)));
-        memcpy(&t, &b, 2);
-    } else if constexpr (sizeof(T) == 4) {
-        memcpy(&t, &v.w[k], 4);
-    } else {
-        uint64_t b = (uint64_t)v.w[2 * k] | ((uint64_t)v.w[2 * k + 1] << 32);
-        memcpy(&t, &b, 8);
-    }
-    return t;
-}
-
 /* v must start zeroed. */
-template <class T> __device__ __forceinline__ void nm_put(nm_v16 &v, int k, T t)
+template <class T> __device__ __forceinline__ void nm_put(wk_w16 &v, int k, T t)
 {
     if constexpr (sizeof(T) == 2) {
         uint16_t b;
@@ -214,6 +196,7 @@ template <class T, int NV, bool VEC> struct nm_row {
     typedef typename nm_c<T>::type C;
     static constexpr int VW = 16 / sizeof(T), S = NV * VW;
     C v[S];
+    C first; /* the row's first element (0 without a row): layer_norm's centre */
     const T *x;
     int64_t s;
     int lane, G, n; /* n: the row's length, 0 for a group without a row */
@@ -223,15 +206,16 @@ template <class T, int NV, bool VEC> struct nm_row {
 
     __device__ void load()
     {
+        first = n > 0 ? nm_cvt(x[0]) : (C)0; /* the compiler drops it where unused */
         if constexpr (VEC) {
 #pragma unroll
             for (int k = 0; k < NV; k++) {
-                nm_v16 p = {{0, 0, 0, 0}};
+                wk_w16 p = {{0, 0, 0, 0}};
                 if (in(k, 0))
-                    p = *(const nm_v16 *)(x + idx(k, 0));
+                    p = *(const wk_w16 *)(x + idx(k, 0));
 #pragma unroll
                 for (int e = 0; e < VW; e++)
-                    v[k * VW + e] = nm_cvt(nm_get<T>(p, e));
+                    v[k * VW + e] = nm_cvt(wk_w16_get<T>(p, e));
             }
         } else { /* element i = k * VW + e sits at (i * G + lane) * s: one pointer, stepped */
             const T *p = x + (int64_t)lane * s;
@@ -246,12 +230,12 @@ template <class T, int NV, bool VEC> struct nm_row {
     __device__ void param(const T *p, int64_t ps, bool pvec, int k, C *out) const
     {
         if (VEC && pvec) {
-            nm_v16 q = {{0, 0, 0, 0}};
+            wk_w16 q = {{0, 0, 0, 0}};
             if (in(k, 0))
-                q = *(const nm_v16 *)(p + idx(k, 0));
+                q = *(const wk_w16 *)(p + idx(k, 0));
 #pragma unroll
             for (int e = 0; e < VW; e++)
-                out[e] = nm_cvt(nm_get<T>(q, e));
+                out[e] = nm_cvt(wk_w16_get<T>(q, e));
         } else {
             const T *q = p + ((int64_t)idx(k, 0)) * ps;
             int64_t step = (VEC ? 1 : (int64_t)G) * ps;
@@ -268,11 +252,11 @@ template <class T, int NV, bool VEC> struct nm_row {
         for (int k = 0; k < NV; k++) {
             if constexpr (VEC) {
                 if (in(k, 0)) {
-                    nm_v16 p = {{0, 0, 0, 0}};
+                    wk_w16 p = {{0, 0, 0, 0}};
 #pragma unroll
                     for (int e = 0; e < VW; e++)
                         nm_put(p, e, nm_pack<T>(v[k * VW + e]));
-                    *(nm_v16 *)(y + idx(k, 0)) = p;
+                    *(wk_w16 *)(y + idx(k, 0)) = p;
                 }
             } else {
 #pragma unroll
@@ -353,9 +337,10 @@ __device__ void nm_rms_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, int fl
     nm_normalize(r, (C)0, (C)0, (C)(1.0 / sqrt(ssd / (double)r.n + eps)), w, ws, (const T *)nullptr, 0, flags);
 }
 
-/* layer_norm as the CPU: f32 rows: m = the mean rounded to f32, fix = mean(x - m) (what m misses of the mean),
+/* layer_norm, the CPU's formula with a different centre: f32 rows: m = the row's first element (any value of the
+ * row keeps the cancellation below small; it needs no reduction, so both sums go in one pass), fix = mean(x - m),
  * var = mean((x - m)^2) - fix^2 (biased), y = ((x - m) - fix) * scale [* w] [+ b], scale = 1 / sqrt(var + eps);
- * f64 rows: the mean, then mean((x - mean)^2). */
+ * the CPU centres on the mean rounded to f32 instead. f64 rows: the mean, then mean((x - mean)^2). */
 template <class T, int NV, bool VEC>
 __device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, const T *b, int64_t bs, int flags,
                              double eps)
@@ -363,26 +348,35 @@ __device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, cons
     typedef typename nm_c<T>::type C;
     constexpr int VW = nm_row<T, NV, VEC>::VW, S = nm_row<T, NV, VEC>::S;
     double n = (double)r.n;
-    C s0 = 0;
-#pragma unroll
-    for (int i = 0; i < S; i++)
-        s0 += r.v[i];
-    C m = (C)((double)nm_group(s0, nm_add(), r.G) / n), s1 = 0, s2 = 0;
-#pragma unroll
-    for (int k = 0; k < NV; k++)
-#pragma unroll
-        for (int e = 0; e < VW; e++)
-            if (r.in(k, e)) {
-                C d = r.v[k * VW + e] - m;
-                s1 += d;
-                s2 += d * d;
-            }
     if constexpr (sizeof(C) == 4) {
+        C m = r.first, s1 = 0, s2 = 0;
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+#pragma unroll
+            for (int e = 0; e < VW; e++)
+                if (r.in(k, e)) {
+                    C d = r.v[k * VW + e] - m;
+                    s1 += d;
+                    s2 += d * d;
+                }
         nm_group2(s1, s2, r.G);
         double f = s1 / n, var = s2 / n - f * f;
-        var = var > 0 ? var : 0;
+        var = var < 0 ? 0 : var; /* a NaN stays NaN */
         nm_normalize(r, m, (C)f, (C)(1.0 / sqrt(var + eps)), w, ws, b, bs, flags);
     } else {
+        C s0 = 0;
+#pragma unroll
+        for (int i = 0; i < S; i++)
+            s0 += r.v[i];
+        C m = (C)((double)nm_group(s0, nm_add(), r.G) / n), s2 = 0;
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+#pragma unroll
+            for (int e = 0; e < VW; e++)
+                if (r.in(k, e)) {
+                    C d = r.v[k * VW + e] - m;
+                    s2 += d * d;
+                }
         s2 = nm_group(s2, nm_add(), r.G);
         nm_normalize(r, m, (C)0, (C)(1.0 / sqrt(s2 / n + eps)), w, ws, b, bs, flags);
     }

@@ -2,22 +2,6 @@
  * (float), one thread per output element. Same windows, divisors and NaN rule as cpu/pool.c. */
 #include "common.cuh"
 
-/* n / d as a multiply-high and a shift (m, s from the host, PyTorch's IntDivider recipe): valid for
- * n < 2^31. A division by a run-time divisor is a long instruction sequence, and pooling does three per
- * output element, enough to make the kernel issue-bound instead of memory-bound. */
-struct pool_div32 {
-    uint32_t m, s;
-    __device__ __forceinline__ uint32_t operator()(uint32_t n) const
-    {
-        return ((uint32_t)(((uint64_t)n * m) >> 32) + n) >> s;
-    }
-};
-/* The wide path (indices or offsets past 2^31): plain 64-bit division. */
-struct pool_div64 {
-    int64_t d;
-    __device__ __forceinline__ int64_t operator()(int64_t n) const { return n / d; }
-};
-
 /* NaN test in the compute type: integers have none. */
 template <class C> __device__ __forceinline__ bool pool_isnan(C) { return false; }
 template <> __device__ __forceinline__ bool pool_isnan<float>(float v) { return v != v; }
@@ -86,7 +70,7 @@ __device__ __forceinline__ typename wk_compute<T>::type pool_window_small(const 
 }
 
 /* Output (n, c, oh, ow) = linear index i of the contiguous output. Narrow (I uint32_t, S int32_t, D
- * pool_div32) when the host found every index, offset and window bound below 2^31; else wide (int64_t).
+ * wk_div32) when the host found every index, offset and window bound below 2^31; else wide (int64_t).
  * Windows as cpu/pool.c window_at: [o*stride - pad, min(that + kernel, in + pad)) is the divisor's extent,
  * clipped to the input for the elements read (never empty: pad <= kernel/2 and ceil mode's rule).
  * KH x KW bounds the kernel (0 x 0: any kernel). */
@@ -149,11 +133,11 @@ __device__ __forceinline__ void pool_pick(const T *x, T *out, I n, I C, I OH, I 
         pool_geom g = {H, W, sN, sC, sH, sW, kh, kw, sth, stw, ph, pw, count_include_pad};                    \
         if (narrow)                                                                                           \
             pool_pick<T, IS_MAX, uint32_t, int32_t>(x, out, (uint32_t)n, (uint32_t)C, (uint32_t)OH,           \
-                                                    (uint32_t)OW, pool_div32{m_ow, s_ow},                     \
-                                                    pool_div32{m_oh, s_oh}, pool_div32{m_c, s_c}, g);         \
+                                                    (uint32_t)OW, wk_div32{m_ow, s_ow},                     \
+                                                    wk_div32{m_oh, s_oh}, wk_div32{m_c, s_c}, g);         \
         else                                                                                                  \
-            pool_pick<T, IS_MAX, int64_t, int64_t>(x, out, n, C, OH, OW, pool_div64{OW}, pool_div64{OH},      \
-                                                   pool_div64{C}, g);                                         \
+            pool_pick<T, IS_MAX, int64_t, int64_t>(x, out, n, C, OH, OW, wk_div64{OW}, wk_div64{OH},      \
+                                                   wk_div64{C}, g);                                         \
     }
 #define POOL_MAX(sfx, T) POOL_ENTRY(max, true, sfx, T)
 #define POOL_AVG(sfx, T) POOL_ENTRY(avg, false, sfx, T)

@@ -63,28 +63,6 @@ template <class A> struct red_min {
     __device__ A operator()(A a, A b) const { return (b < a || red_isnan(b)) ? b : a; }
 };
 
-/* 16 bytes for one vector load (alignment checked before use), held as words so that elements narrower
- * than a register come out by shifts, never through local memory. */
-struct alignas(16) red_v16 { uint32_t w[4]; };
-
-template <class T> __device__ __forceinline__ T red_elem(const red_v16 &v, int k)
-{
-    T t;
-    if constexpr (sizeof(T) == 1) {
-        uint8_t b = (uint8_t)(v.w[k >> 2] >> (8 * (k & 3)));
-        memcpy(&t, &b, 1);
-    } else if constexpr (sizeof(T) == 2) {
-        uint16_t b = (uint16_t)(v.w[k >> 1] >> (16 * (k & 1)));
-        memcpy(&t, &b, 2);
-    } else if constexpr (sizeof(T) == 4) {
-        memcpy(&t, &v.w[k], 4);
-    } else {
-        uint64_t b = (uint64_t)v.w[2 * k] | ((uint64_t)v.w[2 * k + 1] << 32);
-        memcpy(&t, &b, 8);
-    }
-    return t;
-}
-
 /* Element offset of linear index i (< numel) in L; the outermost dim needs no division. */
 __device__ __forceinline__ int64_t red_off(const wk_gpu_layout &L, int64_t i)
 {
@@ -131,14 +109,14 @@ template <class T, class A> __device__ __forceinline__ A red_conv(T v) { return 
 /* ---------------------------------------------------------------- one run, spread over a group's lanes */
 
 /* op over the elements of one vector, pairwise. */
-template <class T, class Op> __device__ __forceinline__ typename Op::acc red_vreduce(const red_v16 &v, Op op)
+template <class T, class Op> __device__ __forceinline__ typename Op::acc red_vreduce(const wk_w16 &v, Op op)
 {
     typedef typename Op::acc A;
     constexpr int V = 16 / sizeof(T);
     A e[V];
 #pragma unroll
     for (int k = 0; k < V; k++)
-        e[k] = red_conv<T, A>(red_elem<T>(v, k));
+        e[k] = red_conv<T, A>(wk_w16_get<T>(v, k));
     if constexpr (V >= 16) {
 #pragma unroll
         for (int k = 0; k < 8; k++)
@@ -184,10 +162,10 @@ __device__ typename Op::acc red_run(const T *__restrict__ p, int64_t n, int64_t 
     h = h < n ? h : n;
     for (int64_t i = lane; i < h; i += G)
         tot = op(tot, red_load<T, A>(p + i));
-    const red_v16 *q = (const red_v16 *)(p + h);
+    const wk_w16 *q = (const wk_w16 *)(p + h);
     int64_t nv = (n - h) / V, j = lane;
     for (; j + 3 * (int64_t)G < nv; j += 4 * (int64_t)G) {
-        red_v16 v[4];
+        wk_w16 v[4];
 #pragma unroll
         for (int u = 0; u < 4; u++)
             v[u] = q[j + u * (int64_t)G];
@@ -200,7 +178,7 @@ __device__ typename Op::acc red_run(const T *__restrict__ p, int64_t n, int64_t 
         }
     }
     for (; j < nv; j += G) {
-        red_v16 v = q[j];
+        wk_w16 v = q[j];
         blk = op(blk, red_vreduce<T>(v, op));
     }
     for (int64_t i = h + nv * V + lane; i < n; i += G)
@@ -288,15 +266,15 @@ __device__ void red_cols(const T *__restrict__ x, const wk_gpu_layout &K, const 
                 for (; run >= 4; run -= 4, p += 4 * rs) {
                     A e[4][V];
                     if constexpr (V > 1) {
-                        red_v16 v[4];
+                        wk_w16 v[4];
 #pragma unroll
                         for (int u = 0; u < 4; u++)
-                            v[u] = *(const red_v16 *)(p + u * rs);
+                            v[u] = *(const wk_w16 *)(p + u * rs);
 #pragma unroll
                         for (int u = 0; u < 4; u++)
 #pragma unroll
                             for (int m = 0; m < V; m++)
-                                e[u][m] = red_conv<T, A>(red_elem<T>(v[u], m));
+                                e[u][m] = red_conv<T, A>(wk_w16_get<T>(v[u], m));
                     } else {
 #pragma unroll
                         for (int u = 0; u < 4; u++)
@@ -316,10 +294,10 @@ __device__ void red_cols(const T *__restrict__ x, const wk_gpu_layout &K, const 
                 }
                 for (; run > 0; run--, p += rs) {
                     if constexpr (V > 1) {
-                        red_v16 v = *(const red_v16 *)p;
+                        wk_w16 v = *(const wk_w16 *)p;
 #pragma unroll
                         for (int m = 0; m < V; m++)
-                            blk[m] = op(blk[m], red_conv<T, A>(red_elem<T>(v, m)));
+                            blk[m] = op(blk[m], red_conv<T, A>(wk_w16_get<T>(v, m)));
                     } else {
                         blk[0] = op(blk[0], red_load<T, A>(p));
                     }

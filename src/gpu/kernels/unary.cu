@@ -4,52 +4,34 @@
 
 /* ---- the engine: out[i] = f(x[i]) over n elements, out contiguous */
 
-struct alignas(16) un_w16 { uint32_t v[4]; };
 
 /* 16 bytes of T, loaded or stored as one vector (the pointer is 16-byte aligned). */
 template <class T> struct un_pack {
     static constexpr int n = 16 / (int)sizeof(T);
     union {
-        un_w16 w;
+        wk_w16 w;
         T t[n];
     };
 };
 
 template <class T> using un_c = typename wk_compute<T>::type;
 
-__device__ __forceinline__ bool un_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
-
-/* wk_offset with 32-bit division, valid while every index fits (n < 2^32): 64-bit division is a long
- * software sequence on GPUs and would bound strided kernels. The outermost dim needs no division. */
-__device__ __forceinline__ int64_t un_offset32(const wk_gpu_layout &L, uint32_t i)
-{
-    if (L.contiguous)
-        return i;
-    int64_t off = 0;
-#pragma unroll 1
-    for (int d = L.rank - 1; d > 0; d--) {
-        uint32_t s = (uint32_t)L.shape[d], q = i / s;
-        off += (int64_t)(i - q * s) * L.stride[d];
-        i = q;
-    }
-    return L.rank > 0 ? off + (int64_t)i * L.stride[0] : 0; /* i < shape[0] here: no division */
-}
 
 /* The host sizes the grid for n / (16 / sizeof(T)) items when x is contiguous and both pointers are 16-byte
  * aligned (the vector path), else for n items; any grid is correct. */
 template <class T, class F> __device__ __forceinline__ void un_run(const T *x, const wk_gpu_layout &lx, T *o,
                                                                    int64_t n, F f)
 {
-    if (lx.contiguous && un_aligned(x) && un_aligned(o)) {
+    if (lx.contiguous && wk_aligned16(x) && wk_aligned16(o)) {
         constexpr int N = un_pack<T>::n;
         const int64_t nv = n / N;
         WK_GRID_LOOP(v, nv) {
             un_pack<T> a, r;
-            a.w = reinterpret_cast<const un_w16 *>(x)[v];
+            a.w = reinterpret_cast<const wk_w16 *>(x)[v];
 #pragma unroll
             for (int j = 0; j < N; j++)
                 wk_st(&r.t[j], f(wk_ld(&a.t[j])));
-            reinterpret_cast<un_w16 *>(o)[v] = r.w;
+            reinterpret_cast<wk_w16 *>(o)[v] = r.w;
         }
         for (int64_t i = nv * N + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
              i += (int64_t)gridDim.x * blockDim.x)
@@ -57,7 +39,7 @@ template <class T, class F> __device__ __forceinline__ void un_run(const T *x, c
     } else if (n <= (int64_t)UINT32_MAX) {
 #pragma unroll 1
         WK_GRID_LOOP(i, n)
-            wk_st(o + i, f(wk_ld(x + un_offset32(lx, (uint32_t)i))));
+            wk_st(o + i, f(wk_ld(x + wk_offset32(lx, (uint32_t)i))));
     } else {
 #pragma unroll 1
         WK_GRID_LOOP(i, n)

@@ -2,21 +2,6 @@
  * upsample_bilinear_<sfx>) resampling of strided input, source indices in PyTorch's float arithmetic. */
 #include "common.cuh"
 
-/* n / d as a multiply-high and a shift (m, s from the host, PyTorch's IntDivider recipe), valid for
- * n < 2^31: three run-time divisions per element would otherwise bound these copy-like kernels. */
-struct up_div32 {
-    uint32_t m, s;
-    __device__ __forceinline__ uint32_t operator()(uint32_t n) const
-    {
-        return ((uint32_t)(((uint64_t)n * m) >> 32) + n) >> s;
-    }
-};
-/* The wide path (indices or offsets past 2^31): plain 64-bit division. */
-struct up_div64 {
-    int64_t d;
-    __device__ __forceinline__ int64_t operator()(int64_t n) const { return n / d; }
-};
-
 /* The input as the kernels read it: spatial sizes and the four strides (elements; 1-D: H = 1, sH = 0). */
 struct up_geom {
     int64_t H, W, sN, sC, sH, sW;
@@ -62,7 +47,7 @@ template <> struct up_bits<16> { typedef up_w16 t; };
 
 /* V consecutive outputs of one row as one store of V * ES bytes (nearest only copies, so elements move as
  * raw bits of ES bytes). The host picks V so rows hold whole vectors and out is aligned to them. Narrow
- * (I uint32_t, S int32_t, D up_div32) when every size is below 2^24 and every offset below 2^31. The
+ * (I uint32_t, S int32_t, D wk_div32) when every size is below 2^24 and every offset below 2^31. The
  * output column is exact as a float in both paths (narrow: < 2^24; wide: as the CPU converts it). */
 template <int ES, int V, class I, class S, class D>
 __device__ __forceinline__ void up_nearest_run(const void *xv, void *ov, I n, I C, I OH, I OW, D dOW, D dOH, D dC,
@@ -126,11 +111,11 @@ __device__ __forceinline__ void up_nearest_pick(const void *x, void *out, I n, I
         up_geom g = {H, W, sN, sC, sH, sW};                                                                   \
         if (narrow)                                                                                           \
             up_nearest_pick<(int)sizeof(T), uint32_t, int32_t>(                                               \
-                x, out, (uint32_t)n, (uint32_t)C, (uint32_t)OH, (uint32_t)OW, up_div32{m_ow, s_ow},           \
-                up_div32{m_oh, s_oh}, up_div32{m_c, s_c}, g, scale_h, scale_w, vec);                          \
+                x, out, (uint32_t)n, (uint32_t)C, (uint32_t)OH, (uint32_t)OW, wk_div32{m_ow, s_ow},           \
+                wk_div32{m_oh, s_oh}, wk_div32{m_c, s_c}, g, scale_h, scale_w, vec);                          \
         else                                                                                                  \
-            up_nearest_pick<(int)sizeof(T), int64_t, int64_t>(x, out, n, C, OH, OW, up_div64{OW},             \
-                                                              up_div64{OH}, up_div64{C}, g, scale_h, scale_w, \
+            up_nearest_pick<(int)sizeof(T), int64_t, int64_t>(x, out, n, C, OH, OW, wk_div64{OW},             \
+                                                              wk_div64{OH}, wk_div64{C}, g, scale_h, scale_w, \
                                                               vec);                                           \
     }
 WK_ALL_DTYPES(UP_NEAREST)
@@ -193,10 +178,10 @@ __device__ __forceinline__ void up_bilinear_run(const T *__restrict__ x, T *__re
         up_geom g = {H, W, sN, sC, sH, sW};                                                                   \
         if (n <= (int64_t)INT32_MAX)                                                                          \
             up_bilinear_run<T, uint32_t>(x, out, (uint32_t)n, (uint32_t)C, (uint32_t)OH, (uint32_t)OW,        \
-                                         up_div32{m_ow, s_ow}, up_div32{m_oh, s_oh}, up_div32{m_c, s_c}, g,   \
+                                         wk_div32{m_ow, s_ow}, wk_div32{m_oh, s_oh}, wk_div32{m_c, s_c}, g,   \
                                          OH, OW, align != 0, ratio_h, ratio_w);                               \
         else                                                                                                  \
-            up_bilinear_run<T, int64_t>(x, out, n, C, OH, OW, up_div64{OW}, up_div64{OH}, up_div64{C}, g, OH, \
+            up_bilinear_run<T, int64_t>(x, out, n, C, OH, OW, wk_div64{OW}, wk_div64{OH}, wk_div64{C}, g, OH, \
                                         OW, align != 0, ratio_h, ratio_w);                                    \
     }
 WK_FLOAT_DTYPES(UP_BILINEAR)
