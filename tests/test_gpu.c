@@ -148,6 +148,11 @@ static void test_transfers(wk_device *dev)
         float t[6];
         CHECK(wk_tensor_to_host(gt, t, sizeof t) == WK_OK && t[1] == v[3] && t[2] == v[1], "transposed view to cpu");
     }
+    /* Operands on two devices are refused up front, naming the op, with the out-param untouched. */
+    wk_tensor *mixed = NULL;
+    wk_status ms = g ? wk_binary(WK_BINARY_ADD, h, g, &mixed) : WK_ERR_INTERNAL;
+    CHECK(ms == WK_ERR_DEVICE && mixed == NULL && strstr(wk_last_error(), "binary") != NULL,
+          "add of a cpu and a gpu tensor: %s", wk_status_string(ms));
     wk_tensor_release(h), wk_tensor_release(g), wk_tensor_release(g2), wk_tensor_release(h2);
     wk_tensor_release(tr), wk_tensor_release(gt);
 }

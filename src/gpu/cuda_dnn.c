@@ -666,10 +666,11 @@ done:
     return s;
 }
 
-/* Half types run channels-last only when WICK_CUDNN_LAYOUT=nhwc. Measured on an H200 (cuDNN 9.19, ResNet-50
- * shapes, bf16, N=32), the two transposing copies cost more than the faster NHWC kernels save in 4 of 5
- * shapes (bench/results/gpu-*.md), so NCHW is the default; the path stays for GPUs where that differs.
- * Grouped convolutions stay NCHW: cuDNN's legacy NHWC kernels are not sure to take them. */
+/* Half types run channels-last only when WICK_CUDNN_LAYOUT=nhwc. Measured on an H200 (cuDNN 9, ResNet-50
+ * shapes, bf16, N=32; bench/results/gpu-h200-2026-11-21.md) the two transposing copies and the faster NHWC
+ * kernels come out mixed: better for some shapes, worse for others, and no better than PyTorch's for most.
+ * NCHW, which the full GPU suite ran, stays the default. Grouped convolutions stay NCHW: cuDNN's legacy
+ * NHWC kernels are not sure to take them. */
 static bool wants_nhwc(const conv_call *c)
 {
     if ((c->dt != WK_F16 && c->dt != WK_BF16) || c->key.groups != 1)
