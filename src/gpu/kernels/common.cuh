@@ -42,19 +42,19 @@ template <> __device__ __forceinline__ void wk_st<wk_bf16>(wk_bf16 *p, float v) 
 #define WK_ALL_DTYPES(X) WK_INT_DTYPES(X) WK_FLOAT_DTYPES(X)
 #define WK_INDEX_DTYPES(X) X(u8, uint8_t) X(u32, uint32_t) X(i32, int32_t) X(i64, int64_t)
 
-/* Element offset of linear index i in a layout (layout.h). 64-bit throughout. */
+/* Element offset of linear index i (< the layout's element count) in a layout (layout.h). 64-bit
+ * throughout; the outermost dim needs no division. */
 __device__ __forceinline__ int64_t wk_offset(const wk_gpu_layout &L, int64_t i)
 {
     if (L.contiguous)
         return i;
     int64_t off = 0;
-    for (int d = L.rank - 1; d >= 0; d--) {
-        int64_t s = L.shape[d];
-        int64_t q = i / s;
+    for (int d = L.rank - 1; d > 0; d--) {
+        int64_t s = L.shape[d], q = i / s;
         off += (i - q * s) * L.stride[d];
         i = q;
     }
-    return off;
+    return L.rank > 0 ? off + i * L.stride[0] : off;
 }
 
 /* wk_offset with 32-bit division, valid while every index fits (n < 2^32): 64-bit division is a long

@@ -43,20 +43,6 @@ template <class T> __device__ __forceinline__ T nm_pack(typename nm_c<T>::type v
     return t;
 }
 
-/* Element offset of row i (< numel) of L; the outermost dim needs no division. */
-__device__ __forceinline__ int64_t nm_off(const wk_gpu_layout &L, int64_t i)
-{
-    if (L.contiguous)
-        return i;
-    int64_t off = 0;
-    for (int d = L.rank - 1; d > 0; d--) {
-        int64_t s = L.shape[d], q = i / s;
-        off += (i - q * s) * L.stride[d];
-        i = q;
-    }
-    return L.rank > 0 ? off + i * L.stride[0] : off;
-}
-
 /* ---------------------------------------------------------------- group reductions
  * A group is G aligned lanes of one warp (G <= warp width, by shuffles) or the whole block (G == blockDim.x).
  * Every thread of the block calls them, every lane of the group gets the same result. */
@@ -382,7 +368,7 @@ __device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, cons
     }
 }
 
-/* Row `row` of x starts at nm_off(rows, row) and has n elements x[j * s]; out is contiguous. Groups of G lanes
+/* Row `row` of x starts at wk_offset(rows, row) and has n elements x[j * s]; out is contiguous. Groups of G lanes
  * as in nm_group: G <= warp width: blockDim.x / G rows per block at a time; else one. */
 template <class T, int NV, bool VEC, int KIND>
 __device__ void nm_reg(const T *__restrict__ x, const wk_gpu_layout &rows, int64_t s, int64_t n, int64_t nrows,
@@ -397,7 +383,7 @@ __device__ void nm_reg(const T *__restrict__ x, const wk_gpu_layout &rows, int64
         int64_t row = base + grp;
         bool valid = row < nrows;
         r.n = valid ? (int)n : 0;
-        r.x = x + (valid ? nm_off(rows, row) : 0);
+        r.x = x + (valid ? wk_offset(rows, row) : 0);
         r.load();
         if (KIND == NM_SOFTMAX)
             nm_softmax_row(r, flags & NM_LOG);
@@ -416,7 +402,7 @@ __device__ void nm_long(const T *__restrict__ x, const wk_gpu_layout &rows, int6
                         const T *w, int64_t ws, const T *b, int64_t bs, double eps, T *out, int flags)
 {
     for (int64_t row = blockIdx.x; row < nrows; row += gridDim.x)
-        nm_row_mem<T, KIND>(x + nm_off(rows, row), s, n, w, ws, b, bs, eps, out + row * n, threadIdx.x, blockDim.x,
+        nm_row_mem<T, KIND>(x + wk_offset(rows, row), s, n, w, ws, b, bs, eps, out + row * n, threadIdx.x, blockDim.x,
                             flags);
 }
 

@@ -63,20 +63,6 @@ template <class A> struct red_min {
     __device__ A operator()(A a, A b) const { return (b < a || red_isnan(b)) ? b : a; }
 };
 
-/* Element offset of linear index i (< numel) in L; the outermost dim needs no division. */
-__device__ __forceinline__ int64_t red_off(const wk_gpu_layout &L, int64_t i)
-{
-    if (L.contiguous)
-        return i;
-    int64_t off = 0;
-    for (int d = L.rank - 1; d > 0; d--) {
-        int64_t s = L.shape[d], q = i / s;
-        off += (i - q * s) * L.stride[d];
-        i = q;
-    }
-    return L.rank > 0 ? off + i * L.stride[0] : off;
-}
-
 /* Reduction over a group of G lanes: G <= warp width: aligned lanes of one warp, by shuffles; otherwise the
  * group is the whole block. Every thread of the block calls it. */
 template <class A, class Op> __device__ __forceinline__ A red_group(A v, Op op, int G)
@@ -215,7 +201,7 @@ __device__ void red_rows(const T *__restrict__ x, const wk_gpu_layout &K, const 
                 q = o % nq;
                 o /= nq;
             }
-            const T *p = x + red_off(K, o) + red_off(Q, q) + a * rs;
+            const T *p = x + wk_offset(K, o) + wk_offset(Q, q) + a * rs;
             v = red_run(p, e - a, rs, lane, G, op);
         }
         v = red_group(v, op, G);
@@ -256,12 +242,12 @@ __device__ void red_cols(const T *__restrict__ x, const wk_gpu_layout &K, const 
         for (int k = 0; k < V; k++)
             tot[k] = blk[k] = Op::ident();
         if (c < ncols && r0 < r1) {
-            const T *xc = x + red_off(K, c * V);
+            const T *xc = x + wk_offset(K, c * V);
             int64_t q = r0 / L, i = r0 - q * L, left = r1 - r0;
             int steps = 0;
             for (; left > 0; q++, i = 0) { /* runs of the innermost reduced dim, pointer stepped by rs */
                 int64_t run = L - i < left ? L - i : left;
-                const T *p = xc + red_off(Q, q) + i * rs;
+                const T *p = xc + wk_offset(Q, q) + i * rs;
                 left -= run;
                 for (; run >= 4; run -= 4, p += 4 * rs) {
                     A e[4][V];
@@ -478,7 +464,7 @@ __device__ void arg_rows(const T *__restrict__ x, const wk_gpu_layout &K, int64_
                 a = n * piece / splits;
                 e = n * (piece + 1) / splits;
             }
-            const T *p = x + red_off(K, o);
+            const T *p = x + wk_offset(K, o);
             int64_t i = a + lane;
             for (; i + G < e; i += 2 * (int64_t)G) {
                 C v0 = (C)wk_ld(p + i * s), v1 = (C)wk_ld(p + (i + G) * s);
@@ -517,7 +503,7 @@ __device__ void arg_cols(const T *__restrict__ x, const wk_gpu_layout &K, int64_
         C bv = arg_ident<C>(cmp);
         int64_t bi = ARG_NONE;
         if (o < nout) {
-            const T *p = x + red_off(K, o);
+            const T *p = x + wk_offset(K, o);
             int64_t r = r0;
             for (; r + 1 < r1; r += 2) {
                 C v0 = (C)wk_ld(p + r * s), v1 = (C)wk_ld(p + (r + 1) * s);
