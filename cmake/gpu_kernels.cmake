@@ -2,6 +2,9 @@
 # CUDA: one fatbin per kernel file (SASS for each WICK_CUDA_ARCHS entry plus PTX of the newest, so later
 # GPUs JIT it), embedded with .incbin into gpu_images_cuda.c. Without nvcc the table is empty and the
 # CUDA backend reports that this build has no kernels; the rest of the library builds the same.
+# HIP: the same files through hipcc, one clang offload bundle per file (a code object for each
+# WICK_HIP_ARCHS entry; AMD has no PTX-like form, so other GPUs need their target listed), embedded the
+# same way into gpu_images_hip.c.
 set(WICK_CUDA AUTO CACHE STRING "Build the CUDA kernels: AUTO (when nvcc is found), ON (required), OFF")
 set_property(CACHE WICK_CUDA PROPERTY STRINGS AUTO ON OFF)
 set(WICK_CUDA_ARCHS "80;90" CACHE STRING "CUDA SASS targets (sm_XX); PTX is added for the last one")
@@ -67,3 +70,114 @@ else()
 endif()
 # Rewritten only when its text changes, so an unchanged configure does not rebuild the library.
 configure_file(${WICK_CUDA_IMAGES_C}.in ${WICK_CUDA_IMAGES_C} COPYONLY)
+
+# ---- HIP (AMD): code object bundles for hipModuleLoadData, which picks the device's target from the bundle.
+set(WICK_HIP AUTO CACHE STRING "Build the HIP kernels: AUTO (when hipcc is found), ON (required), OFF")
+set_property(CACHE WICK_HIP PROPERTY STRINGS AUTO ON OFF)
+# gfx908/gfx90a/gfx940: CDNA, wave64; gfx1030: RDNA2, wave32. Users with a newer ROCm add gfx942, gfx1100...
+set(WICK_HIP_ARCHS "gfx908;gfx90a;gfx940;gfx1030" CACHE STRING "AMD code object targets (--offload-arch)")
+set(WICK_HIP_FLAGS "" CACHE STRING "Extra hipcc flags for the kernels (e.g. -mcode-object-version=5)")
+
+set(WICK_HIPCC_EXECUTABLE "")
+if(NOT WICK_HIP STREQUAL "OFF")
+  unset(WICK_HIPCC_EXECUTABLE)
+  find_program(WICK_HIPCC_EXECUTABLE hipcc HINTS ENV ROCM_PATH ENV HIP_PATH PATH_SUFFIXES bin PATHS /opt/rocm/bin)
+  if(NOT WICK_HIPCC_EXECUTABLE AND WICK_HIP STREQUAL "ON")
+    message(FATAL_ERROR "WICK_HIP=ON but hipcc was not found (set ROCM_PATH or put hipcc on PATH)")
+  endif()
+endif()
+
+# Targets this hipcc's clang cannot compile for are dropped with a warning (an older ROCm than the list
+# assumes), so the build goes on with the others: probed on a one-line kernel, all targets together first
+# (one compiler run), then one by one only when that fails. The result is cached per hipcc and target list,
+# so a re-configure does not probe again.
+set(WICK_HIP_ARCHS_OK "")
+if(WICK_HIPCC_EXECUTABLE)
+  set(probe_key "${WICK_HIPCC_EXECUTABLE}|${WICK_HIP_ARCHS}|${WICK_HIP_FLAGS}")
+  if(DEFINED WICK_HIP_PROBE_KEY AND WICK_HIP_PROBE_KEY STREQUAL probe_key)
+    set(WICK_HIP_ARCHS_OK ${WICK_HIP_PROBE_OK})
+  else()
+    set(probe_dir ${CMAKE_CURRENT_BINARY_DIR}/kernels/hip_probe)
+    file(MAKE_DIRECTORY ${probe_dir})
+    file(WRITE ${probe_dir}/probe.hip "extern \"C\" __global__ void wk_probe(int *p) { *p = 1; }\n")
+    separate_arguments(probe_flags UNIX_COMMAND "${WICK_HIP_FLAGS}")
+    set(probe_all "")
+    foreach(a ${WICK_HIP_ARCHS})
+      list(APPEND probe_all --offload-arch=${a})
+    endforeach()
+    execute_process(COMMAND ${WICK_HIPCC_EXECUTABLE} --genco ${probe_all} ${probe_flags} -o ${probe_dir}/probe.co
+                            ${probe_dir}/probe.hip
+                    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0)
+      set(WICK_HIP_ARCHS_OK ${WICK_HIP_ARCHS})
+    else()
+      foreach(a ${WICK_HIP_ARCHS})
+        execute_process(COMMAND ${WICK_HIPCC_EXECUTABLE} --genco --offload-arch=${a} ${probe_flags}
+                                -o ${probe_dir}/probe.co ${probe_dir}/probe.hip
+                        RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+        if(rc EQUAL 0)
+          list(APPEND WICK_HIP_ARCHS_OK ${a})
+        else()
+          message(WARNING "hipcc (${WICK_HIPCC_EXECUTABLE}) cannot compile for ${a}: that target is left out")
+        endif()
+      endforeach()
+    endif()
+    set(WICK_HIP_PROBE_KEY "${probe_key}" CACHE INTERNAL "hipcc and targets of the last target probe")
+    set(WICK_HIP_PROBE_OK "${WICK_HIP_ARCHS_OK}" CACHE INTERNAL "targets the last probe found usable")
+  endif()
+  if(NOT WICK_HIP_ARCHS_OK)
+    if(WICK_HIP STREQUAL "ON")
+      message(FATAL_ERROR "WICK_HIP=ON but hipcc compiles for none of WICK_HIP_ARCHS (${WICK_HIP_ARCHS})")
+    endif()
+    message(WARNING "hipcc compiles for none of WICK_HIP_ARCHS (${WICK_HIP_ARCHS}): no HIP kernels are built")
+  endif()
+endif()
+
+set(WICK_HIP_IMAGES_C ${CMAKE_CURRENT_BINARY_DIR}/generated/gpu_images_hip.c)
+set(WICK_HIP_TARGETS "")
+set(WICK_HIP_BUNDLES "")
+if(WICK_HIP_ARCHS_OK)
+  set(offload "")
+  foreach(a ${WICK_HIP_ARCHS_OK})
+    list(APPEND offload --offload-arch=${a})
+  endforeach()
+  string(REPLACE ";" " " WICK_HIP_TARGETS "${WICK_HIP_ARCHS_OK}")
+  separate_arguments(hip_flags UNIX_COMMAND "${WICK_HIP_FLAGS}")
+  set(entries "")
+  set(asm "")
+  foreach(cu ${WICK_GPU_KERNELS})
+    get_filename_component(name ${cu} NAME_WE)
+    set(bundle ${CMAKE_CURRENT_BINARY_DIR}/kernels/hip/${name}.hipfb)
+    # --genco: device code only, written as a clang offload bundle. -fno-strict-aliasing as for nvcc: the
+    # kernels reinterpret words through pointer casts (atomics on sub-word lanes).
+    add_custom_command(OUTPUT ${bundle}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/kernels/hip
+      COMMAND ${WICK_HIPCC_EXECUTABLE} --genco -std=c++17 -O3 -fno-strict-aliasing ${offload} ${hip_flags}
+              -I${CMAKE_CURRENT_SOURCE_DIR}/src -o ${bundle} ${cu}
+      DEPENDS ${cu} ${WICK_GPU_KERNEL_HEADERS}
+      COMMENT "hipcc: kernels/${name}.cu -> ${name}.hipfb (${WICK_HIP_TARGETS})" VERBATIM)
+    list(APPEND WICK_HIP_BUNDLES ${bundle})
+    # Page-aligned: the bundler places each code object at a 4096-byte offset inside the bundle, so they
+    # keep the alignment an ELF loader may expect of a code object in memory.
+    string(APPEND asm "__asm__(\".section .rodata\\n.balign 4096\\nwk_hip_img_${name}:\\n.incbin \\\"${bundle}\\\"\\n.byte 0\\n.text\\n\");\n")
+    string(APPEND asm "extern const unsigned char wk_hip_img_${name}[];\n")
+    string(APPEND entries "    {\"${name}\", wk_hip_img_${name}},\n")
+  endforeach()
+  list(LENGTH WICK_GPU_KERNELS count)
+  file(WRITE ${WICK_HIP_IMAGES_C}.in
+    "/* Generated by cmake/gpu_kernels.cmake: the HIP kernel code object bundles embedded in the library. */\n"
+    "#include \"gpu/runtime.h\"\n\n${asm}\n"
+    "const wk_gpu_image wk_hip_images[] = {\n${entries}};\n"
+    "const int wk_hip_image_count = ${count};\n"
+    "const char wk_hip_targets[] = \"${WICK_HIP_TARGETS}\";\n")
+  add_custom_target(wick_hip_kernels DEPENDS ${WICK_HIP_BUNDLES})
+  string(APPEND WICK_OPTIONS " hip(${WICK_HIP_TARGETS})")
+else()
+  file(WRITE ${WICK_HIP_IMAGES_C}.in
+    "/* Generated by cmake/gpu_kernels.cmake: this build found no usable hipcc, so it embeds no HIP kernels. */\n"
+    "#include \"gpu/runtime.h\"\n\n"
+    "const wk_gpu_image wk_hip_images[1] = {{\"none\", 0}};\n"
+    "const int wk_hip_image_count = 0;\n"
+    "const char wk_hip_targets[] = \"\";\n")
+endif()
+configure_file(${WICK_HIP_IMAGES_C}.in ${WICK_HIP_IMAGES_C} COPYONLY)

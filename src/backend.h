@@ -121,6 +121,7 @@ enum { WK_ROPE_HALVES = 0, WK_ROPE_INTERLEAVED = 1, WK_ROPE_THD = 2 };
 /* The backends compiled into this build, CPU first. */
 extern const wk_backend wk_cpu_backend;
 extern const wk_backend wk_cuda_backend; /* gpu/backend.c, on the CUDA runtime */
+extern const wk_backend wk_rocm_backend; /* gpu/backend.c, on the HIP runtime */
 const wk_backend *const *wk_backends(int *count);
 
 #endif

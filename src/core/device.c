@@ -10,6 +10,7 @@
 static const wk_backend *const backends[] = {
     &wk_cpu_backend,
     &wk_cuda_backend,
+    &wk_rocm_backend,
 };
 
 const wk_backend *const *wk_backends(int *count)

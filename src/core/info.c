@@ -11,5 +11,5 @@ void wk_get_build_info(wk_build_info *out)
     out->build_type = WICK_BUILD_TYPE;
     out->options = WICK_BUILD_OPTIONS;
     out->cuda_targets = wk_cuda_targets;
-    out->rocm_targets = "";
+    out->rocm_targets = wk_hip_targets;
 }

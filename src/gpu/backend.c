@@ -395,9 +395,11 @@ static void probe_locked(vendor_state *v)
         return;
     }
     int n = 0;
-    if (rt->device_count(&n) != WK_OK || n == 0) {
+    wk_status s = rt->device_count(&n);
+    if (s != WK_OK || n == 0) {
         snprintf(v->detail, sizeof v->detail, "%s loaded (driver %s) but it reports no %s device%s%s",
-                 rt->vendor_lib, rt->driver_version(), rt->backend, n ? ": " : "", n ? wk_last_error() : "");
+                 rt->vendor_lib, rt->driver_version(), rt->backend, s != WK_OK ? ": " : "",
+                 s != WK_OK ? wk_last_error() : "");
         return;
     }
     if (*rt->image_count == 0) {
@@ -541,3 +543,10 @@ static wk_status cuda_probe(wk_backend_info *info) { return gpu_probe(&cuda_stat
 static wk_status cuda_device(int ordinal, wk_device **out) { return gpu_device(&cuda_state, ordinal, out); }
 
 const wk_backend wk_cuda_backend = {.name = "cuda", .probe = cuda_probe, .device = cuda_device, WK_GPU_SLOTS};
+
+static vendor_state rocm_state = {.rt = &wk_hip_runtime, .backend = &wk_rocm_backend,
+                                  .lock = PTHREAD_MUTEX_INITIALIZER};
+static wk_status rocm_probe(wk_backend_info *info) { return gpu_probe(&rocm_state, info); }
+static wk_status rocm_device(int ordinal, wk_device **out) { return gpu_device(&rocm_state, ordinal, out); }
+
+const wk_backend wk_rocm_backend = {.name = "rocm", .probe = rocm_probe, .device = rocm_device, WK_GPU_SLOTS};

@@ -62,16 +62,23 @@ struct wk_gpu_runtime {
     const wk_gpu_dnn *(*dnn)(wk_gpu_dev *d, const char **why);
 };
 
-extern const wk_gpu_runtime wk_cuda_runtime;
+extern const wk_gpu_runtime wk_cuda_runtime; /* cuda.c */
+extern const wk_gpu_runtime wk_hip_runtime;  /* hip.c */
 
 /* Build-time tables (generated: gpu_images_cuda.c). */
 extern const wk_gpu_image wk_cuda_images[];
 extern const int wk_cuda_image_count;
 extern const char wk_cuda_targets[];
+extern const wk_gpu_image wk_hip_images[]; /* generated: gpu_images_hip.c */
+extern const int wk_hip_image_count;
+extern const char wk_hip_targets[];
 
 /* cuda_blas.c / cuda_dnn.c */
 const wk_gpu_blas *wk_cuda_blas_get(wk_gpu_dev *d, const char **why);
 const wk_gpu_dnn *wk_cuda_dnn_get(wk_gpu_dev *d, const char **why);
+/* rocblas.c / miopen.c */
+const wk_gpu_blas *wk_rocm_blas_get(wk_gpu_dev *d, const char **why);
+const wk_gpu_dnn *wk_rocm_dnn_get(wk_gpu_dev *d, const char **why);
 
 /* Shared by the vendor loaders: dlopen the first of names[] that loads (env_override, when set in the
  * environment, is tried alone). *why lists what was tried on failure. */

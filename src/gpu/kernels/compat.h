@@ -21,15 +21,26 @@
  * assumed: warpSize is a built-in on both. */
 #define WK_WARP_SIZE warpSize
 
-/* Largest block any kernel launches; shared arrays sized per warp use WK_MAX_BLOCK / WK_MIN_WARP. */
+/* Largest block any kernel launches; shared arrays sized per warp use WK_MAX_BLOCK / WK_MIN_WARP. 32 is
+ * the narrowest width of every target (NVIDIA, and RDNA's wave32: gfx1030 is compiled wave32), so the 32
+ * slots hold a 1024-thread block at width 32; wave64 (gfx9 CDNA) fills 16 of them. HIP also caps a block
+ * at 1024 threads. */
 #define WK_MAX_BLOCK 1024
 #define WK_MIN_WARP 32
 
-/* Shuffles across the whole warp/wavefront (all lanes active). */
+/* Shuffles across the whole warp/wavefront (all lanes active). HIP's __shfl_* take the width as a third
+ * argument, here the full wavefront (64 lanes on gfx9, 32 on gfx10+ in wave32), so a delta or mask below
+ * the width never leaves it; a source lane out of range gives the caller's own value, as on CUDA. HIP has
+ * no mask argument: a wavefront always executes its active lanes together, and every caller runs these
+ * with all lanes of the warp active, so the full-mask _sync forms on CUDA mean the same. 64-bit and f64
+ * values are moved as two 32-bit halves by both vendors' overloads. */
 #if defined(__HIPCC__)
-template <class T> __device__ __forceinline__ T wk_shfl_down(T v, int delta) { return __shfl_down(v, delta); }
-template <class T> __device__ __forceinline__ T wk_shfl_xor(T v, int mask) { return __shfl_xor(v, mask); }
-template <class T> __device__ __forceinline__ T wk_shfl(T v, int lane) { return __shfl(v, lane); }
+template <class T> __device__ __forceinline__ T wk_shfl_down(T v, int delta)
+{
+    return __shfl_down(v, (unsigned)delta, WK_WARP_SIZE);
+}
+template <class T> __device__ __forceinline__ T wk_shfl_xor(T v, int mask) { return __shfl_xor(v, mask, WK_WARP_SIZE); }
+template <class T> __device__ __forceinline__ T wk_shfl(T v, int lane) { return __shfl(v, lane, WK_WARP_SIZE); }
 #else
 template <class T> __device__ __forceinline__ T wk_shfl_down(T v, int delta)
 {
@@ -42,13 +53,51 @@ template <class T> __device__ __forceinline__ T wk_shfl_xor(T v, int mask)
 template <class T> __device__ __forceinline__ T wk_shfl(T v, int lane) { return __shfl_sync(0xffffffffu, v, lane); }
 #endif
 
+/* WK_LAUNCH_BOUNDS(threads, blocks): at most `threads` per block, and registers kept low enough that
+ * `blocks` such blocks fit on one SM (CUDA's __launch_bounds__ meaning). HIP's two-argument
+ * __launch_bounds__ passes its second argument as amdgpu_waves_per_eu, a count of wavefronts per SIMD,
+ * not of blocks per CU, so it is converted here: a CU (gfx9) or WGP (gfx10+, the default WGP mode) has 4
+ * SIMDs, so `blocks` blocks of `threads` are blocks * threads / (4 * wavefront width) waves per SIMD, at
+ * least 1. The one-argument __launch_bounds__(threads) means the same on both vendors (HIP:
+ * amdgpu_flat_work_group_size(1, threads)) and is used as it is; without it HIP-Clang allows 1024. */
+#if defined(__HIPCC__)
+#if defined(__AMDGCN_WAVEFRONT_SIZE)
+#define WK_WAVE_WIDTH_CT __AMDGCN_WAVEFRONT_SIZE
+#else
+#define WK_WAVE_WIDTH_CT 64 /* the host pass: the attribute is not used there */
+#endif
+#define WK_LAUNCH_BOUNDS(threads, blocks)                                                                     \
+    __attribute__((amdgpu_flat_work_group_size(1, threads),                                                   \
+                   amdgpu_waves_per_eu(((blocks) * (threads) + 4 * WK_WAVE_WIDTH_CT - 1) / (4 * WK_WAVE_WIDTH_CT))))
+#else
+#define WK_LAUNCH_BOUNDS(threads, blocks) __launch_bounds__(threads, blocks)
+#endif
+
 /* A product rounded on its own: the compiler may not fuse it into a following add (an FMA would round
  * once where the CPU rounds twice, and bit-exact results such as Philox floats and arange need the two
- * roundings). __fmul_rn / __dmul_rn exist under these names in both CUDA and HIP. */
+ * roundings). CUDA's __fmul_rn / __dmul_rn are never contracted. HIP 5.2 defines them as a plain `x * y`,
+ * which HIP-Clang (-ffp-contract=fast-honor-pragmas by default) does fuse with the caller's add (checked:
+ * v_fmac_f32 / v_fmac_f64 on gfx90a), so on HIP the product is written here under a pragma that turns
+ * contraction off for it; the pragma is kept through inlining (v_mul then v_add). */
+#if defined(__HIPCC__)
+__device__ __forceinline__ float wk_mul_rn(float a, float b)
+{
+#pragma clang fp contract(off)
+    return a * b;
+}
+__device__ __forceinline__ double wk_mul_rn(double a, double b)
+{
+#pragma clang fp contract(off)
+    return a * b;
+}
+#else
 __device__ __forceinline__ float wk_mul_rn(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ double wk_mul_rn(double a, double b) { return __dmul_rn(a, b); }
+#endif
 
-/* f16 <-> f32 with the hardware conversion (round to nearest even). */
+/* f16 <-> f32 with the hardware conversion (round to nearest even). On HIP the bits go through
+ * __half_raw (its x is the bit pattern; __half converts to and from it in every ROCm since 1.x), and
+ * __float2half_rn / __half2float are _Float16 casts (v_cvt_f16_f32 / v_cvt_f32_f16, RNE; NaN stays NaN). */
 __device__ __forceinline__ float wk_f16_bits_to_f32(uint16_t h)
 {
 #if defined(__HIPCC__)

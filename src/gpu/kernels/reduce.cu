@@ -344,7 +344,7 @@ __device__ void red_finish(const typename Op::acc *part, int64_t np, int64_t so,
  * Every launch is at most 256 threads. The runs kernels are held to 64 registers (4 blocks an SM); with that
  * bound ptxas also issues the four 16-byte loads of an iteration together instead of two by two. */
 #define RED_BOUNDS __launch_bounds__(256)
-#define RED_ROWS_BOUNDS __launch_bounds__(256, 4)
+#define RED_ROWS_BOUNDS WK_LAUNCH_BOUNDS(256, 4)
 
 #define RED_OPS(X, sfx, T)                                                                                             \
     X(sum, sfx, T, red_sum<typename red_sum_acc<T>::type>)                                                             \

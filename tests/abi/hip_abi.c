@@ -1,0 +1,43 @@
+/* hip_abi.c: compile-time proof that src/gpu/hip_api.h matches the real hip_runtime_api.h (Debian's
+ * libamdhip64-dev): every function type, handle type and constant wick declares for itself. Built only where
+ * that header is found; compiling is the test (any mismatch is a _Static_assert failure). */
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ /* the header refuses to pick a platform by itself outside hipcc */
+#endif
+#include <hip/hip_runtime_api.h>
+
+#include "gpu/hip_api.h"
+
+#define SAME_TYPE(a, b) _Static_assert(__builtin_types_compatible_p(a, b), #a " differs from " #b)
+#define SAME_VALUE(ours, theirs) _Static_assert((long long)(ours) == (long long)(theirs), #ours " != " #theirs)
+
+SAME_TYPE(wk_hipError_t, hipError_t);
+SAME_TYPE(wk_hipDevice_t, hipDevice_t);
+SAME_TYPE(wk_hipDeviceptr_t, hipDeviceptr_t);
+SAME_TYPE(wk_hipStream_t, hipStream_t);
+SAME_TYPE(wk_hipModule_t, hipModule_t);
+SAME_TYPE(wk_hipFunction_t, hipFunction_t);
+SAME_TYPE(wk_hipMemPool_t, hipMemPool_t);
+SAME_TYPE(wk_hipDeviceAttribute_t, hipDeviceAttribute_t);
+SAME_TYPE(wk_hipMemPoolAttr, hipMemPoolAttr);
+
+SAME_VALUE(WK_HIP_SUCCESS, hipSuccess);
+SAME_VALUE(WK_HIP_ERROR_OUT_OF_MEMORY, hipErrorOutOfMemory);
+SAME_VALUE(WK_HIP_ERROR_OUT_OF_MEMORY, hipErrorMemoryAllocation);
+SAME_VALUE(WK_HIP_ERROR_NO_DEVICE, hipErrorNoDevice);
+SAME_VALUE(WK_HIP_ERROR_INVALID_DEVICE, hipErrorInvalidDevice);
+SAME_VALUE(WK_HIP_ERROR_NOT_FOUND, hipErrorNotFound);
+SAME_VALUE(WK_HIP_STREAM_NON_BLOCKING, hipStreamNonBlocking);
+SAME_VALUE(WK_HIP_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, hipDeviceAttributeMultiprocessorCount);
+SAME_VALUE(WK_HIP_DEVICE_ATTRIBUTE_WARP_SIZE, hipDeviceAttributeWarpSize);
+SAME_VALUE(WK_HIP_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, hipDeviceAttributeMemoryPoolsSupported);
+SAME_VALUE(WK_HIP_MEMPOOL_ATTR_RELEASE_THRESHOLD, hipMemPoolAttrReleaseThreshold);
+
+/* Each function: our pointer type equals the type of the real function's address. The X-macro's name is
+ * the exported symbol, which the header declares under that exact name. */
+#define SAME_FUNCTION(name, params) SAME_TYPE(wk_##name##_fn, __typeof__(&name));
+WK_HIP_FUNCTIONS(SAME_FUNCTION)
+WK_HIP_OPTIONAL_FUNCTIONS(SAME_FUNCTION)
+WK_HIP_TEXT_FUNCTIONS(SAME_FUNCTION)
+
+int main(void) { return 0; }
