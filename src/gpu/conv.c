@@ -62,9 +62,11 @@ static wk_status conv_pointwise(wk_gpu_dev *d, const wk_tensor *x, const wk_tens
     if (g.lda < C)
         g.lda = C;
     WK_TRY(blas->gemm(d, &g));
-    if (!bias)
-        return WK_OK;
-    /* out += bias, the bias broadcast over images and positions. */
+    return bias ? wk_gpu_add_bias(bias, out) : WK_OK;
+}
+
+wk_status wk_gpu_add_bias(const wk_tensor *bias, wk_tensor *out)
+{
     int64_t bstrides[WK_MAX_RANK] = {0};
     bstrides[1] = bias->strides[0];
     wk_tensor *bview = NULL;

@@ -86,6 +86,10 @@ typedef struct wk_gpu_dnn {
                       const wk_conv_params *p, int spatial, bool transposed, wk_tensor *out);
 } wk_gpu_dnn;
 
+/* out (N, O, ...) += bias (O), broadcast over images and positions: wick's own add kernel, one pass
+ * (conv.c; for the BLAS and DNN paths that leave the bias to wick). */
+wk_status wk_gpu_add_bias(const wk_tensor *bias, wk_tensor *out);
+
 /* The device's BLAS / DNN, loaded on first use; NULL (with the reason in *why) when absent. */
 const wk_gpu_blas *wk_gpu_blas_of(wk_gpu_dev *d, const char **why);
 const wk_gpu_dnn *wk_gpu_dnn_of(wk_gpu_dev *d, const char **why);

@@ -407,19 +407,6 @@ static wk_status conv_locked(conv_call *c, int ord, conv_plan *p)
     return s;
 }
 
-/* out += bias, the bias (O) broadcast over images and positions: wick's own binary kernel, one pass, rather
- * than MIOpen's bias call (fewer MIOpen calls, and the same path as conv.c's pointwise case). */
-static wk_status add_bias(const wk_tensor *bias, wk_tensor *out)
-{
-    int64_t bstrides[WK_MAX_RANK] = {0};
-    bstrides[1] = bias->strides[0];
-    wk_tensor *bview = NULL;
-    WK_TRY(wk_tensor_view(bias, out->rank, out->shape, bstrides, bias->offset, &bview));
-    wk_status s = wk_gpu_binary(WK_BINARY_ADD, out, bview, out);
-    wk_tensor_release(bview);
-    return s;
-}
-
 static wk_status rocm_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
                            const wk_conv_params *p, int spatial, bool transposed, wk_tensor *out)
 {
@@ -509,7 +496,7 @@ static wk_status rocm_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w
     wk_tensor_release(xp); /* stream-ordered: the queued work still reads the copies */
     wk_tensor_release(wp);
     if (s == WK_OK && bias)
-        s = add_bias(bias, out);
+        s = wk_gpu_add_bias(bias, out);
     return s;
 }
 
