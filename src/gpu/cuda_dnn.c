@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "gpu/cuda_libs.h"
@@ -191,37 +192,8 @@ typedef struct conv_plan {
     conv_algo cand[CONV_CANDIDATES];
 } conv_plan;
 
-static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
-static conv_plan plans[CONV_PLANS];
-static int plan_count, plan_next;
-
-static bool plan_find(const conv_key *k, conv_plan *out)
-{
-    bool found = false;
-    pthread_mutex_lock(&plan_lock);
-    for (int i = 0; i < plan_count && !found; i++)
-        if (memcmp(&plans[i].key, k, sizeof *k) == 0) {
-            *out = plans[i];
-            found = true;
-        }
-    pthread_mutex_unlock(&plan_lock);
-    return found;
-}
-
-static void plan_store(const conv_plan *p)
-{
-    pthread_mutex_lock(&plan_lock);
-    int slot = -1;
-    for (int i = 0; i < plan_count && slot < 0; i++)
-        if (memcmp(&plans[i].key, &p->key, sizeof p->key) == 0)
-            slot = i;
-    if (slot < 0) {
-        slot = plan_count < CONV_PLANS ? plan_count++ : plan_next;
-        plan_next = (slot + 1) % CONV_PLANS;
-    }
-    plans[slot] = *p;
-    pthread_mutex_unlock(&plan_lock);
-}
+WK_GPU_PLAN_CACHE(plans, conv_plan, CONV_PLANS);
+_Static_assert(offsetof(conv_plan, key) == 0, "a plan starts with its key (plan_cache.c)");
 
 /* One call's cuDNN state: descriptors, sizes, and the operands' device addresses. */
 typedef struct conv_call {
@@ -489,14 +461,14 @@ static wk_status attempt(conv_call *c, const int xstride[4])
     conv_plan p = {.key = c->key};
     memcpy(p.key.xstride, xstride, sizeof p.key.xstride);
     bool changed = false;
-    if (!plan_find(&p.key, &p)) {
+    if (!wk_gpu_plan_find(&plans, &p.key, &p)) {
         WK_TRY(choose(c, &p));
         changed = true;
     }
     wk_status s = p.n > 0 ? execute(c, &p, &changed)
                           : wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN has no algorithm for this case", c->op);
     if (changed)
-        plan_store(&p);
+        wk_gpu_plan_store(&plans, &p);
     return s;
 }
 
@@ -643,7 +615,7 @@ static wk_status run_nhwc(conv_call *c, const wk_tensor *x, const wk_tensor *w, 
     *fallback = false;
     conv_plan known = {.key = c->key};
     memcpy(known.key.xstride, pstride, sizeof pstride);
-    if (plan_find(&known.key, &known) && known.n == 0) { /* refused before: spare the copies */
+    if (wk_gpu_plan_find(&plans, &known.key, &known) && known.n == 0) { /* refused before: spare the copies */
         *fallback = true;
         return WK_ERR_UNSUPPORTED;
     }

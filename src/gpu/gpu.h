@@ -7,6 +7,8 @@
 #include "core/error.h"
 #include "gpu/layout.h"
 
+#include <pthread.h>
+
 typedef struct wk_gpu_runtime wk_gpu_runtime; /* gpu/runtime.h: the vendor's driver table */
 typedef struct wk_gpu_dev wk_gpu_dev;
 
@@ -89,6 +91,23 @@ typedef struct wk_gpu_dnn {
 /* out (N, O, ...) += bias (O), broadcast over images and positions: wick's own add kernel, one pass
  * (conv.c; for the BLAS and DNN paths that leave the bias to wick). */
 wk_status wk_gpu_add_bias(const wk_tensor *bias, wk_tensor *out);
+
+/* Algorithm choices of a DNN library per shape (plan_cache.c). A plan type starts with its key, which is
+ * compared bytewise (zero it whole before filling it). Declare one with WK_GPU_PLAN_CACHE. */
+typedef struct wk_gpu_plan_cache {
+    pthread_mutex_t lock;
+    void *slots;
+    size_t key_size, plan_size;
+    int capacity, count, next;
+} wk_gpu_plan_cache;
+#define WK_GPU_PLAN_CACHE(name, plan_type, cap)                                                           \
+    static plan_type name##_slots[cap];                                                                   \
+    static wk_gpu_plan_cache name = {PTHREAD_MUTEX_INITIALIZER, name##_slots,                             \
+                                     sizeof(((plan_type *)0)->key), sizeof(plan_type), cap, 0, 0}
+/* Copies the plan whose key equals key into *plan; false when there is none. */
+bool wk_gpu_plan_find(wk_gpu_plan_cache *c, const void *key, void *plan);
+/* Stores a plan (replacing the one with its key, or the oldest when full). */
+void wk_gpu_plan_store(wk_gpu_plan_cache *c, const void *plan);
 
 /* The device's BLAS / DNN, loaded on first use; NULL (with the reason in *why) when absent. */
 const wk_gpu_blas *wk_gpu_blas_of(wk_gpu_dev *d, const char **why);

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "gpu/rocm_libs.h"
@@ -169,37 +170,8 @@ typedef struct conv_plan {
     conv_algo cand[CONV_CANDIDATES];
 } conv_plan;
 
-static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
-static conv_plan plans[CONV_PLANS];
-static int plan_count, plan_next;
-
-static bool plan_find(const conv_key *k, conv_plan *out)
-{
-    bool found = false;
-    pthread_mutex_lock(&plan_lock);
-    for (int i = 0; i < plan_count && !found; i++)
-        if (memcmp(&plans[i].key, k, sizeof *k) == 0) {
-            *out = plans[i];
-            found = true;
-        }
-    pthread_mutex_unlock(&plan_lock);
-    return found;
-}
-
-static void plan_store(const conv_plan *p)
-{
-    pthread_mutex_lock(&plan_lock);
-    int slot = -1;
-    for (int i = 0; i < plan_count && slot < 0; i++)
-        if (memcmp(&plans[i].key, &p->key, sizeof p->key) == 0)
-            slot = i;
-    if (slot < 0) {
-        slot = plan_count < CONV_PLANS ? plan_count++ : plan_next;
-        plan_next = (slot + 1) % CONV_PLANS;
-    }
-    plans[slot] = *p;
-    pthread_mutex_unlock(&plan_lock);
-}
+WK_GPU_PLAN_CACHE(plans, conv_plan, CONV_PLANS);
+_Static_assert(offsetof(conv_plan, key) == 0, "a plan starts with its key (plan_cache.c)");
 
 /* One call's MIOpen state. For a transposed convolution x plays dy and y plays dx of the backward-data
  * problem whose forward filter is w (C_in, C_out / groups, kH, kW). */
@@ -394,7 +366,7 @@ static wk_status conv_locked(conv_call *c, int ord, conv_plan *p)
         s = p->n > 0 ? execute(c, p, &changed)
                      : wk_error(WK_ERR_UNSUPPORTED, "%s: MIOpen has no algorithm for this case", c->op);
     if (changed)
-        plan_store(p);
+        wk_gpu_plan_store(&plans, p);
     /* Destroying a descriptor frees host memory only; a failure there leaves nothing to undo. */
     if (c->cdesc)
         (void)miopen.destroy_conv(c->cdesc);
@@ -472,7 +444,7 @@ static wk_status rocm_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w
 
     /* A case MIOpen refused before goes straight to wick's kernels, sparing the copies below. */
     conv_plan plan = {.key = c.key};
-    if (!plan_find(&c.key, &plan))
+    if (!wk_gpu_plan_find(&plans, &c.key, &plan))
         plan.n = -1;
     else if (plan.n == 0)
         return wk_error(WK_ERR_UNSUPPORTED, "%s: MIOpen has no algorithm for this case", op);
