@@ -8,7 +8,8 @@
 # seconds (default 530); a failed step does not stop the later ones. Exit status: 0 when every step run
 # passed, else 1.
 # Environment: DEVICE (cuda:0), BUILD_DIR (build-gpu), PYTHON (/opt/torch/.venv/bin/python3 or python3),
-# JOBS (nproc), MEMCHECK_OPS / RACECHECK_OPS (comma-separated `wick check` ops; memcheck default: all),
+# JOBS (nproc), MEMCHECK_OPS / RACECHECK_OPS / WAVE64_RACE_OPS (comma-separated `wick check` ops; memcheck
+# default: all; the last under WICK_GPU_LOGICAL_WARP=64),
 # WICK_COMMIT (the commit, where the copy has no .git), CMAKE_ARGS (more configure arguments),
 # TORCH_COMPARE_ARGS (more torch_compare.py arguments, e.g. --op softmax,layer_norm or --quick).
 set -u
@@ -25,6 +26,7 @@ BUDGET=${GPU_CHECK_BUDGET:-530}
 # which only looks at shared memory and is slow, is worth running on.
 race_default=contiguous,reduce_sum,reduce_max,argmax,softmax,log_softmax,layer_norm,rms_norm,argsort,sort,index_add
 RACECHECK_OPS=${RACECHECK_OPS:-$race_default}
+WAVE64_RACE_OPS=${WAVE64_RACE_OPS:-reduce_sum,argmax,softmax,layer_norm}
 MEMCHECK_OPS=${MEMCHECK_OPS:-}
 [ -d /usr/local/cuda/bin ] && PATH=/usr/local/cuda/bin:$PATH
 if [ -z "${PYTHON:-}" ]; then
@@ -34,7 +36,7 @@ export PYTHONUNBUFFERED=1
 
 ALL_STEPS=(build test check sanitize bench torch)
 # Longest each step may take (s), and what is kept back for each step still to come.
-declare -A CAP=([build]=240 [test]=150 [check]=90 [sanitize]=180 [bench]=120 [torch]=180)
+declare -A CAP=([build]=240 [test]=150 [check]=90 [sanitize]=240 [bench]=120 [torch]=180)
 declare -A FLOOR=([build]=60 [test]=30 [check]=20 [sanitize]=30 [bench]=45 [torch]=60)
 declare -A RC=() SECS=() NOTE=()
 
@@ -42,7 +44,7 @@ steps=()
 for a in "$@"; do
     case $a in
     build | test | check | sanitize | bench | torch) steps+=("$a") ;;
-    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown step '$a' (steps: ${ALL_STEPS[*]})" >&2; exit 2 ;;
     esac
 done
@@ -131,8 +133,15 @@ if wanted sanitize; then
         "$BUILD/wick" check --device "$DEVICE" --seed 1 "${memcheck_args[@]}"
     rest=$((CAP[sanitize] - ${SECS[sanitize]:-0}))
     [ $rest -lt 60 ] && rest=60
-    STEP_CAP=$rest run_step sanitize "$SAN_LOG" "$san" --tool racecheck --racecheck-report hazard --print-limit 200 \
-        --error-exitcode 86 "$BUILD/wick" check --device "$DEVICE" --seed 1 --op "$RACECHECK_OPS"
+    STEP_CAP=$((rest * 2 / 3)) run_step sanitize "$SAN_LOG" "$san" --tool racecheck --racecheck-report hazard \
+        --print-limit 200 --error-exitcode 86 "$BUILD/wick" check --device "$DEVICE" --seed 1 --op "$RACECHECK_OPS"
+    # The wave64 builds of the width-dependent kernels, whose exchange between the two warps of a logical
+    # wavefront goes through shared memory.
+    rest=$((CAP[sanitize] - ${SECS[sanitize]:-0}))
+    [ $rest -lt 40 ] && rest=40
+    STEP_CAP=$rest WICK_GPU_LOGICAL_WARP=64 run_step sanitize "$SAN_LOG" "$san" --tool racecheck \
+        --racecheck-report hazard --print-limit 200 --error-exitcode 86 \
+        "$BUILD/wick" check --device "$DEVICE" --seed 1 --op "$WAVE64_RACE_OPS"
 fi
 
 if wanted bench; then
@@ -204,7 +213,7 @@ overall=0
     echo
     if wanted sanitize; then
         echo "Sanitizers: memcheck over \`wick check --device $DEVICE\` (${MEMCHECK_OPS:-every op}), racecheck over"
-        echo "the ops $RACECHECK_OPS. Error lines:"
+        echo "the ops $RACECHECK_OPS, and under WICK_GPU_LOGICAL_WARP=64 over $WAVE64_RACE_OPS. Error lines:"
         echo
         echo '```'
         grep -E '^========= (Invalid|Error|Race|Program hit|Warning|.*hazard)' "$SAN_LOG" | sort | uniq -c |

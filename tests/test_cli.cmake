@@ -35,7 +35,8 @@ endfunction()
 # Bad usage: a usage message and exit 2, never a crash.
 foreach(args IN ITEMS "" "nosuchcommand" "check;--bogus" "check;--seed;12x" "check;--seed;-1" "check;--op"
                       "check;--op;no_such_op" "check;--op;," "check;--device;nosuch:0" "check;--device"
-                      "bench;--op;no_such_op" "bench;--device;cuda:99" "bench;--quick;extra" "info;--x"
+                      "bench;--op;no_such_op" "bench;--device;cuda:99" "bench;--device;rocm:99" "check;--device;rocm:99"
+                      "bench;--quick;extra" "info;--x"
                       "devices;--json;--x")
   run_wick(2 ${args})
 endforeach()

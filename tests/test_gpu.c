@@ -157,6 +157,24 @@ static void test_transfers(wk_device *dev)
     wk_tensor_release(tr), wk_tensor_release(gt);
 }
 
+/* A logical warp width the device cannot run is refused when it opens, naming the variable; the device then
+ * opens normally without it. Runs before the device's first open (an open device stays open). */
+static void test_bad_logical_warp(const char *name)
+{
+    const char *was = getenv("WICK_GPU_LOGICAL_WARP");
+    char saved[32];
+    snprintf(saved, sizeof saved, "%s", was ? was : "");
+    setenv("WICK_GPU_LOGICAL_WARP", "48", 1);
+    wk_device *dev = NULL;
+    wk_status s = wk_device_get(name, &dev);
+    CHECK(s == WK_ERR_DEVICE && dev == NULL && strstr(wk_last_error(), "WICK_GPU_LOGICAL_WARP=48"),
+          "%s with WICK_GPU_LOGICAL_WARP=48: %s (%s)", name, wk_status_string(s), wk_last_error());
+    if (was)
+        setenv("WICK_GPU_LOGICAL_WARP", saved, 1);
+    else
+        unsetenv("WICK_GPU_LOGICAL_WARP");
+}
+
 int main(void)
 {
     int ran = 0;
@@ -172,6 +190,7 @@ int main(void)
             char name[32];
             wk_device *dev = NULL;
             snprintf(name, sizeof name, "%s:%d", info.name, d);
+            test_bad_logical_warp(name);
             if (wk_device_get(name, &dev) != WK_OK) {
                 CHECK(0, "open %s", name);
                 continue;

@@ -23,6 +23,7 @@ struct wk_gpu_dev {
     const wk_gpu_runtime *rt;
     int ordinal;
     wk_gpu_props props;
+    int lanes; /* the logical warp width the width-dependent kernels run at (pick_lanes) */
     wk_gpu_handle ctx, stream;
     wk_gpu_handle modules[MAX_IMAGES];
     int module_count;
@@ -62,7 +63,8 @@ static wk_gpu_dev *enter(wk_device *dev)
 
 wk_gpu_dev *wk_gpu_dev_of(const wk_tensor *t) { return enter(t->storage->device); }
 
-int wk_gpu_warp_size(const wk_gpu_dev *d) { return d->props.warp_size; }
+int wk_gpu_logical_warp(const wk_gpu_dev *d) { return d->lanes; }
+const char *wk_gpu_width_sfx(const wk_gpu_dev *d) { return d->lanes == d->props.warp_size ? "" : "_w64"; }
 int wk_gpu_sm_count(const wk_gpu_dev *d) { return d->props.sm_count; }
 const char *wk_gpu_dev_name(const wk_gpu_dev *d) { return d->base.name; }
 int wk_gpu_ordinal(const wk_gpu_dev *d) { return d->ordinal; }
@@ -409,8 +411,10 @@ static void probe_locked(vendor_state *v)
     }
     v->device_count = n;
     v->probe_status = WK_OK;
-    snprintf(v->detail, sizeof v->detail, "%d device(s), %s driver %s, kernels for %s", n, rt->vendor_lib,
-             rt->driver_version(), rt->targets);
+    const char *lw = getenv("WICK_GPU_LOGICAL_WARP");
+    snprintf(v->detail, sizeof v->detail, "%d device(s), %s driver %s, kernels for %s%s%s%s", n, rt->vendor_lib,
+             rt->driver_version(), rt->targets, lw && *lw ? "; WICK_GPU_LOGICAL_WARP=" : "", lw && *lw ? lw : "",
+             lw && *lw ? " (logical warp width of the reductions)" : "");
 }
 
 static wk_status gpu_probe(vendor_state *v, wk_backend_info *info)
@@ -468,6 +472,24 @@ static wk_status list_kernels(wk_gpu_dev *d)
     return l.status;
 }
 
+/* The logical warp width of the width-dependent kernels (WK_WIDTHS in kernels/common.cuh): the device's own, or
+ * 64 on a 32-wide device when WICK_GPU_LOGICAL_WARP=64 asks for it and the build has the _w64 kernels (NVIDIA
+ * builds do): the wave64 logic then runs, and is tested, on an NVIDIA GPU. */
+static wk_status pick_lanes(wk_gpu_dev *d)
+{
+    const char *v = getenv("WICK_GPU_LOGICAL_WARP");
+    wk_gpu_handle fn;
+    d->lanes = d->props.warp_size;
+    if (!v || !*v || atoi(v) == d->lanes)
+        return WK_OK;
+    if (strcmp(v, "64") == 0 && d->lanes == 32 && find_function(d, "reduce_finish_sum_f32_w64", &fn) == WK_OK) {
+        d->lanes = 64;
+        return WK_OK;
+    }
+    return wk_error(WK_ERR_DEVICE, "WICK_GPU_LOGICAL_WARP=%s: this device's warp is %d wide, and the only other "
+                    "width is 64 on a 32-wide device with the wave64 test kernels (NVIDIA builds)", v, d->lanes);
+}
+
 static wk_status dev_open(vendor_state *v, int ordinal, wk_gpu_dev **out)
 {
     const wk_gpu_runtime *rt = v->rt;
@@ -488,6 +510,8 @@ static wk_status dev_open(vendor_state *v, int ordinal, wk_gpu_dev **out)
             d->module_count++;
     if (s == WK_OK)
         s = list_kernels(d);
+    if (s == WK_OK)
+        s = pick_lanes(d);
     if (s == WK_OK)
         s = rt->alloc_async(ordinal, d->stream, sizeof(int), (void **)&d->fault);
     if (s == WK_OK)

@@ -21,7 +21,11 @@ typedef struct wk_gpu_dim {
 /* ---- devices */
 /* The GPU state of a tensor's device (the tensor lives on a GPU backend's device). */
 wk_gpu_dev *wk_gpu_dev_of(const wk_tensor *t);
-int wk_gpu_warp_size(const wk_gpu_dev *d);  /* 32 on NVIDIA; 64 or 32 on AMD */
+/* The warp width the width-dependent kernels (reductions, norms) were launched for: the device's own (32 on
+ * NVIDIA, 64 or 32 on AMD), or 64 on NVIDIA under WICK_GPU_LOGICAL_WARP=64; their names end in
+ * wk_gpu_width_sfx(d) ("" or "_w64"). */
+int wk_gpu_logical_warp(const wk_gpu_dev *d);
+const char *wk_gpu_width_sfx(const wk_gpu_dev *d);
 int wk_gpu_sm_count(const wk_gpu_dev *d);   /* multiprocessors / compute units */
 const char *wk_gpu_dev_name(const wk_gpu_dev *d); /* "cuda:0" */
 int wk_gpu_ordinal(const wk_gpu_dev *d);          /* index within its backend, 0.. (< WK_GPU_MAX_DEVICES) */

@@ -73,10 +73,11 @@ static wk_status norm_run(const char *kind, const wk_tensor *x, const wk_tensor 
     if (nv > nvmax) {
         G = 1024;
         threads = 1024;
-        snprintf(name, sizeof name, "norm_%s_long_%s", kind, sfx);
+        snprintf(name, sizeof name, "norm_%s_long_%s%s", kind, sfx, wk_gpu_width_sfx(d));
     } else {
-        threads = G <= wk_gpu_warp_size(d) ? 256 : (unsigned)G;
-        snprintf(name, sizeof name, "norm_%s_%c%d_%s", kind, vec ? 'v' : 's', pow2_at_least(nv, nvmax), sfx);
+        threads = G <= wk_gpu_logical_warp(d) ? 256 : (unsigned)G;
+        snprintf(name, sizeof name, "norm_%s_%c%d_%s%s", kind, vec ? 'v' : 's', pow2_at_least(nv, nvmax), sfx,
+                 wk_gpu_width_sfx(d));
     }
     void *args[] = {&px, &rows, &s, &n, &nrows, &pw, &ws, &pb, &bs, &eps, &po, &G, &flags};
     return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, nrows * G, threads), 1, 1},

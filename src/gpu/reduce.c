@@ -103,7 +103,7 @@ static wk_status reduce_finish(wk_gpu_dev *d, const char *opname, const char *sf
                                int64_t so, int64_t ss, int64_t nout, void *po, int64_t count, int mean)
 {
     char name[64];
-    snprintf(name, sizeof name, "reduce_finish_%s_%s", opname, sfx);
+    snprintf(name, sizeof name, "reduce_finish_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
     int G = pow2_at_least(cdiv(np, 8), 32);
     void *args[] = {&part, &np, &so, &ss, &nout, &G, &po, &count, &mean};
     return wk_gpu_launch(d, name, group_grid(d, nout, G), block256, 0, args);
@@ -142,7 +142,7 @@ wk_status wk_gpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_ten
         int64_t items = nout * nq * splits;
         if (items > nout)
             WK_TRY(wk_gpu_malloc(d, (size_t)items * acc, &part));
-        snprintf(name, sizeof name, "reduce_rows_%s_%s", opname, sfx);
+        snprintf(name, sizeof name, "reduce_rows_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
         void *args[] = {&px, &K, &Q, &nq, &L, &rs, &splits, &items, &G, &part, &po, &count, &mean};
         s = wk_gpu_launch(d, name, group_grid(d, items, G), block256, 0, args);
         if (s == WK_OK && items > nout)
@@ -210,7 +210,7 @@ wk_status wk_gpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out)
     wk_status s;
     if (!cols) {
         int64_t items = nout * splits;
-        snprintf(name, sizeof name, "argreduce_rows_%s_%s", opname, sfx);
+        snprintf(name, sizeof name, "argreduce_rows_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
         void *args[] = {&px, &K, &n, &sx, &splits, &items, &G, &pv, &pi, &po};
         s = wk_gpu_launch(d, name, group_grid(d, items, G), block256, 0, args);
     } else {
@@ -220,7 +220,7 @@ wk_status wk_gpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out)
         s = wk_gpu_launch(d, name, grid, (wk_gpu_dim){(unsigned)bx, (unsigned)by, 1}, 0, args);
     }
     if (s == WK_OK && splits > 1) {
-        snprintf(name, sizeof name, "argreduce_finish_%s_%s", opname, sfx);
+        snprintf(name, sizeof name, "argreduce_finish_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
         int Gf = pow2_at_least(cdiv(splits, 8), 32);
         void *args[] = {&pv, &pi, &splits, &np_so, &np_ss, &nout, &Gf, &po};
         s = wk_gpu_launch(d, name, group_grid(d, nout, Gf), block256, 0, args);

@@ -1,5 +1,5 @@
 /* common.cuh: what every kernel file shares: storage types per dtype, loads/stores in the compute type,
- * strided offsets from a wk_gpu_layout, grid-stride loops, block reductions, the fault word.
+ * strided offsets from a wk_gpu_layout, grid-stride loops, logical warps and group reductions, the fault word.
  * Vendor-neutral: only compat.h names vendor intrinsics. */
 #ifndef WK_GPU_COMMON_CUH
 #define WK_GPU_COMMON_CUH
@@ -121,16 +121,64 @@ template <class T> __device__ __forceinline__ T wk_w16_get(const wk_w16 &v, int 
  * next synchronisation. */
 __device__ __forceinline__ void wk_fault(int *word, int code) { atomicCAS(word, 0, code); }
 
-/* Sum / max / min of v over the block. Width-agnostic: lanes combine by shuffles over warpSize
- * (32 or 64), then one value per warp goes through shared memory. Every thread of the block must call
- * it; every thread gets the result. blockDim.x must be a multiple of the warp width. */
-template <class T, class Op> __device__ T wk_block_reduce(T v, Op op)
+/* ---------------------------------------------------------------- logical warps
+ * Kernels whose logic depends on the warp width (group and block reductions) take it as a template parameter
+ * LW, the logical width, and are built once per width by WK_WIDTHS(X, ...), which calls X(LW, name suffix,
+ * ...). An AMD build has one: the target's own wavefront width (64 on gfx9, 32 on gfx10+), no suffix. An
+ * NVIDIA build has two: 32 (its warp, no suffix) and 64 with the suffix _w64, a logical wavefront of two warps,
+ * which the host selects with WICK_GPU_LOGICAL_WARP=64 so that the wave64 logic (lane and warp numbering,
+ * offsets up to 32, partial slots, which groups fit in one wavefront) runs and is tested on NVIDIA GPUs. Only
+ * the exchange between the two halves of a logical wavefront differs there (wk_lane_xor). */
+#if defined(__HIPCC__)
+#define WK_WIDTHS(X, ...) X(WK_HW_WARP, , __VA_ARGS__)
+#else
+#define WK_WIDTHS(X, ...) X(32, , __VA_ARGS__) X(64, _w64, __VA_ARGS__)
+#endif
+
+/* v of lane (lane ^ o) of this lane's logical warp of LW lanes; o a power of two below LW, the same in every
+ * thread of the block, and every thread of the block calls it (blockDim.x a multiple of LW). An offset below
+ * the hardware width is one shuffle. A wider one exists only in the NVIDIA build's logical wave64 (o = 32:
+ * the other warp of the pair) and goes through shared memory between two barriers. */
+template <int LW, class T> __device__ __forceinline__ T wk_lane_xor(T v, int o)
 {
-    __shared__ T part[WK_MAX_BLOCK / WK_MIN_WARP];
-    const int w = WK_WARP_SIZE;
-    for (int o = w / 2; o > 0; o >>= 1)
-        v = op(v, wk_shfl_down(v, o));
-    int lane = threadIdx.x % w, warp = threadIdx.x / w, nwarps = blockDim.x / w;
+    if constexpr (LW > WK_HW_WARP) {
+        if (o >= WK_HW_WARP) {
+            __shared__ T ex[WK_MAX_BLOCK];
+            __syncthreads(); /* ex may still be read by the previous exchange */
+            ex[threadIdx.x] = v;
+            __syncthreads();
+            return ex[threadIdx.x ^ (unsigned)o];
+        }
+    }
+    return wk_shfl_xor(v, o);
+}
+
+/* Two values that travel together through a group reduction (sums of two statistics, a candidate and its
+ * index); each exchange moves both. */
+template <class A, class B> struct wk_pair {
+    A a;
+    B b;
+};
+template <int LW, class A, class B> __device__ __forceinline__ wk_pair<A, B> wk_lane_xor(wk_pair<A, B> v, int o)
+{
+    A a = wk_lane_xor<LW>(v.a, o);
+    B b = wk_lane_xor<LW>(v.b, o);
+    return {a, b};
+}
+
+/* op of v over a group of G lanes, given to every lane of the group. G <= LW: G aligned lanes of one logical
+ * warp, combined by xor steps G/2 .. 1, which never leave the group. G > LW: the group is the whole block
+ * (G == blockDim.x, a multiple of LW): xor steps over the logical warp, then one value per warp through
+ * shared memory, WK_MAX_BLOCK / LW slots (16 at width 64, 32 at width 32). Both widths are the same code
+ * with LW as the only constant. Every thread of the block calls it. */
+template <int LW, class T, class Op> __device__ T wk_group_reduce(T v, Op op, int G)
+{
+    for (int o = (G < LW ? G : LW) / 2; o > 0; o >>= 1)
+        v = op(v, wk_lane_xor<LW>(v, o));
+    if (G <= LW)
+        return v;
+    __shared__ T part[WK_MAX_BLOCK / LW];
+    int lane = threadIdx.x % LW, warp = threadIdx.x / LW, nwarps = blockDim.x / LW;
     __syncthreads(); /* part[] may still be read by a previous call */
     if (lane == 0)
         part[warp] = v;
@@ -143,6 +191,5 @@ template <class T, class Op> __device__ T wk_block_reduce(T v, Op op)
 
 struct wk_op_sum { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
 struct wk_op_max { template <class T> __device__ T operator()(T a, T b) const { return a > b ? a : b; } };
-struct wk_op_min { template <class T> __device__ T operator()(T a, T b) const { return a < b ? a : b; } };
 
 #endif

@@ -17,16 +17,25 @@
 /* Entry points are looked up by name from the host (cuModuleGetFunction / hipModuleGetFunction). */
 #define WK_KERNEL extern "C" __global__
 
-/* The warp (NVIDIA, 32) or wavefront (AMD, 64 on CDNA, 32 on RDNA) width is read at run time, never
- * assumed: warpSize is a built-in on both. */
+/* The warp (NVIDIA, 32) or wavefront (AMD, 64 on CDNA, 32 on RDNA) width. WK_WARP_SIZE is the built-in
+ * warpSize of both vendors. WK_HW_WARP is the same width as a compile-time constant of the device pass: 32 on
+ * NVIDIA; on AMD the width the target is compiled for (__AMDGCN_WAVEFRONT_SIZE: 64 on gfx9, 32 on gfx10+ in
+ * its default wave32 mode). Kernels whose logic depends on the width take it as a template parameter (see
+ * WK_WIDTHS in common.cuh), so each build knows it when it compiles them. */
 #define WK_WARP_SIZE warpSize
+#if defined(__HIPCC__)
+#if defined(__AMDGCN_WAVEFRONT_SIZE)
+#define WK_HW_WARP __AMDGCN_WAVEFRONT_SIZE
+#else
+#define WK_HW_WARP 64 /* the host pass, which compiles no device code */
+#endif
+#else
+#define WK_HW_WARP 32
+#endif
 
-/* Largest block any kernel launches; shared arrays sized per warp use WK_MAX_BLOCK / WK_MIN_WARP. 32 is
- * the narrowest width of every target (NVIDIA, and RDNA's wave32: gfx1030 is compiled wave32), so the 32
- * slots hold a 1024-thread block at width 32; wave64 (gfx9 CDNA) fills 16 of them. HIP also caps a block
- * at 1024 threads. */
+/* Largest block any kernel launches (HIP also caps a block at 1024 threads); shared arrays with a slot per
+ * thread or per warp are sized from it. */
 #define WK_MAX_BLOCK 1024
-#define WK_MIN_WARP 32
 
 /* Shuffles across the whole warp/wavefront (all lanes active). HIP's __shfl_* take the width as a third
  * argument, here the full wavefront (64 lanes on gfx9, 32 on gfx10+ in wave32), so a delta or mask below
@@ -61,14 +70,9 @@ template <class T> __device__ __forceinline__ T wk_shfl(T v, int lane) { return 
  * least 1. The one-argument __launch_bounds__(threads) means the same on both vendors (HIP:
  * amdgpu_flat_work_group_size(1, threads)) and is used as it is; without it HIP-Clang allows 1024. */
 #if defined(__HIPCC__)
-#if defined(__AMDGCN_WAVEFRONT_SIZE)
-#define WK_WAVE_WIDTH_CT __AMDGCN_WAVEFRONT_SIZE
-#else
-#define WK_WAVE_WIDTH_CT 64 /* the host pass: the attribute is not used there */
-#endif
 #define WK_LAUNCH_BOUNDS(threads, blocks)                                                                     \
     __attribute__((amdgpu_flat_work_group_size(1, threads),                                                   \
-                   amdgpu_waves_per_eu(((blocks) * (threads) + 4 * WK_WAVE_WIDTH_CT - 1) / (4 * WK_WAVE_WIDTH_CT))))
+                   amdgpu_waves_per_eu(((blocks) * (threads) + 4 * WK_HW_WARP - 1) / (4 * WK_HW_WARP))))
 #else
 #define WK_LAUNCH_BOUNDS(threads, blocks) __launch_bounds__(threads, blocks)
 #endif

@@ -1,5 +1,7 @@
 /* copy.cu: kernels that move element bytes unchanged: fill of a view, and copy of a view into a view (broadcast
- * splat, row-wise, tiled transpose, general strided). One kernel per element size (1, 2, 4, 8) serves all dtypes. */
+ * splat, row-wise, tiled transpose, general strided). One kernel per element size (1, 2, 4, 8) serves all dtypes.
+ * Warp width (wave64, wave32): the transpose tile goes through shared memory between barriers and no kernel
+ * moves values between lanes, so none depends on the width. */
 #include "common.cuh"
 
 /* The unit of every vectorised access: one 16-byte load or store per thread. */

@@ -1,5 +1,8 @@
 /* index.cu: kernels of the indexing family: reads through an index (index_select, gather), writes through
- * one (scatter, scatter_add, index_add) and the range pass that guards the in-place writers. */
+ * one (scatter, scatter_add, index_add) and the range pass that guards the in-place writers.
+ * Warp width (wave64, wave32): no kernel moves values between lanes. The per-line accumulator of index_add is
+ * shared memory with atomics between barriers; 8- and 16-bit adds are compare-and-swap loops on the aligned
+ * 32-bit word, which progress under lockstep execution too (each round one lane's swap succeeds). */
 #include "common.cuh"
 
 /* Elements per thread per round of the grid-stride loops: independent loads kept in flight. */

@@ -1,7 +1,10 @@
 /* norm.cu: softmax / log_softmax, rms_norm and layer_norm over the last dim. A group of lanes holds a row in
  * registers (one read, one write); rows too long for that take a block each and read the row once per pass.
  * Statistics in f32 (f64 for f64 rows). The CPU redoes in f64 the f32 sums that overflow or underflow; that is
- * beyond OPS.md ("f32 or wider"), and tests/cases/norm.c skips those cases on other devices. */
+ * beyond OPS.md ("f32 or wider"), and tests/cases/norm.c skips those cases on other devices.
+ * Warp width (wave64, wave32): every statistic goes through wk_group_reduce at the width LW the kernel is built
+ * for (WK_WIDTHS, common.cuh); the host (norm.c) puts rows of up to LW lanes in one warp and gives longer rows a
+ * block whose size is a multiple of LW. */
 #include "common.cuh"
 
 /* Flags: x rows and out rows go by 16-byte vectors; w, b too; log_softmax. */
@@ -44,45 +47,22 @@ template <class T> __device__ __forceinline__ T nm_pack(typename nm_c<T>::type v
 }
 
 /* ---------------------------------------------------------------- group reductions
- * A group is G aligned lanes of one warp (G <= warp width, by shuffles) or the whole block (G == blockDim.x).
- * Every thread of the block calls them, every lane of the group gets the same result. */
-struct nm_add { template <class C> __device__ C operator()(C a, C b) const { return a + b; } };
-struct nm_max { template <class C> __device__ C operator()(C a, C b) const { return a > b ? a : b; } };
-
-template <class C, class Op> __device__ __forceinline__ C nm_group(C v, Op op, int G)
-{
-    if (G <= WK_WARP_SIZE) {
-        for (int o = G / 2; o > 0; o >>= 1)
-            v = op(v, wk_shfl_xor(v, o));
-        return v;
+ * A row's statistics go through wk_group_reduce (common.cuh) over the G lanes that hold the row: G aligned
+ * lanes of one logical warp of LW lanes (G <= LW), or the whole block (G == blockDim.x, a multiple of LW).
+ * Every thread of the block calls them, rows or not, so their barriers are reached by all. */
+struct nm_add2 {
+    template <class C> __device__ wk_pair<C, C> operator()(wk_pair<C, C> x, wk_pair<C, C> y) const
+    {
+        return {x.a + y.a, x.b + y.b};
     }
-    return wk_block_reduce(v, op);
-}
+};
 
 /* Sums of a and b over the group at once (one pass through shared memory instead of two). */
-template <class C> __device__ void nm_group2(C &a, C &b, int G)
+template <int LW, class C> __device__ void nm_group2(C &a, C &b, int G)
 {
-    const int W = WK_WARP_SIZE;
-    for (int o = (G <= W ? G : W) / 2; o > 0; o >>= 1) {
-        a += wk_shfl_xor(a, o);
-        b += wk_shfl_xor(b, o);
-    }
-    if (G <= W)
-        return;
-    __shared__ C sa[WK_MAX_BLOCK / WK_MIN_WARP], sb[WK_MAX_BLOCK / WK_MIN_WARP];
-    int lane = threadIdx.x % W, warp = threadIdx.x / W, nwarps = blockDim.x / W;
-    __syncthreads(); /* sa/sb may still be read by a previous call */
-    if (lane == 0) {
-        sa[warp] = a;
-        sb[warp] = b;
-    }
-    __syncthreads();
-    a = sa[0];
-    b = sb[0];
-    for (int k = 1; k < nwarps; k++) {
-        a += sa[k];
-        b += sb[k];
-    }
+    wk_pair<C, C> r = wk_group_reduce<LW>(wk_pair<C, C>{a, b}, nm_add2(), G);
+    a = r.a;
+    b = r.b;
 }
 
 /* ---------------------------------------------------------------- rows from memory
@@ -106,7 +86,7 @@ template <class C> struct nm_sum {
 };
 
 /* The formulas of the register path below, pass by pass; lane `lane` of G (G == blockDim.x). */
-template <class T, int KIND>
+template <int LW, class T, int KIND>
 __device__ void nm_row_mem(const T *xr, int64_t s, int64_t n, const T *w, int64_t ws, const T *b, int64_t bs,
                            double eps, T *y, int lane, int G, int flags)
 {
@@ -121,10 +101,10 @@ __device__ void nm_row_mem(const T *xr, int64_t s, int64_t n, const T *w, int64_
             C v = NM_X(j);
             m = v > m ? v : m;
         }
-        m = nm_group(m, nm_max(), G);
+        m = wk_group_reduce<LW>(m, wk_op_max(), G);
         nm_sum<C> acc;
         NM_EACH(j) acc.add(nm_exp(NM_X(j) - m));
-        C sum = nm_group(acc.get(), nm_add(), G);
+        C sum = wk_group_reduce<LW>(acc.get(), wk_op_sum(), G);
         C f = log ? (C)::log((double)sum) : (C)(1.0 / (double)sum);
         NM_EACH(j) {
             C d = NM_X(j) - m;
@@ -138,14 +118,14 @@ __device__ void nm_row_mem(const T *xr, int64_t s, int64_t n, const T *w, int64_
             C v = NM_X(j);
             acc.add(v * v);
         }
-        double ss = nm_group(acc.get(), nm_add(), G);
+        double ss = wk_group_reduce<LW>(acc.get(), wk_op_sum(), G);
         C scale = (C)(1.0 / sqrt(ss / dn + eps));
         NM_EACH(j) wk_st(y + j, NM_X(j) * scale * (C)wk_ld(w + j * ws));
         return;
     }
     nm_sum<C> a0;
     NM_EACH(j) a0.add(NM_X(j));
-    C m = (C)((double)nm_group(a0.get(), nm_add(), G) / dn), fix = 0, scale;
+    C m = (C)((double)wk_group_reduce<LW>(a0.get(), wk_op_sum(), G) / dn), fix = 0, scale;
     nm_sum<C> a1, a2;
     NM_EACH(j) {
         C d = NM_X(j) - m;
@@ -153,7 +133,7 @@ __device__ void nm_row_mem(const T *xr, int64_t s, int64_t n, const T *w, int64_
         a2.add(d * d);
     }
     C s1 = a1.get(), s2 = a2.get();
-    nm_group2(s1, s2, G);
+    nm_group2<LW>(s1, s2, G);
     if (sizeof(C) == 4) {
         double f = s1 / dn, var = s2 / dn - f * f;
         var = var > 0 ? var : 0;
@@ -256,7 +236,7 @@ template <class T, int NV, bool VEC> struct nm_row {
 
 /* softmax: max (a NaN is skipped here and spreads through the sum), e = exp(x - max), e / sum(e);
  * log_softmax: (x - max) - log(sum(e)). The per-row scalars in f64, as the CPU. */
-template <class T, int NV, bool VEC> __device__ void nm_softmax_row(nm_row<T, NV, VEC> &r, bool log)
+template <int LW, class T, int NV, bool VEC> __device__ void nm_softmax_row(nm_row<T, NV, VEC> &r, bool log)
 {
     typedef typename nm_c<T>::type C;
     constexpr int VW = nm_row<T, NV, VEC>::VW;
@@ -267,7 +247,7 @@ template <class T, int NV, bool VEC> __device__ void nm_softmax_row(nm_row<T, NV
         for (int e = 0; e < VW; e++)
             if (r.in(k, e))
                 m = r.v[k * VW + e] > m ? r.v[k * VW + e] : m;
-    m = nm_group(m, nm_max(), r.G);
+    m = wk_group_reduce<LW>(m, wk_op_max(), r.G);
 #pragma unroll
     for (int k = 0; k < NV; k++)
 #pragma unroll
@@ -277,7 +257,7 @@ template <class T, int NV, bool VEC> __device__ void nm_softmax_row(nm_row<T, NV
                 r.v[k * VW + e] = log ? d : ex;
                 sum += ex;
             }
-    sum = nm_group(sum, nm_add(), r.G);
+    sum = wk_group_reduce<LW>(sum, wk_op_sum(), r.G);
     C f = log ? (C)::log((double)sum) : (C)(1.0 / (double)sum);
 #pragma unroll
     for (int i = 0; i < nm_row<T, NV, VEC>::S; i++)
@@ -311,7 +291,7 @@ __device__ void nm_normalize(nm_row<T, NV, VEC> &r, typename nm_c<T>::type cente
 }
 
 /* rms_norm: x * scale * w, scale = 1 / sqrt(mean(x^2) + eps). */
-template <class T, int NV, bool VEC>
+template <int LW, class T, int NV, bool VEC>
 __device__ void nm_rms_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, int flags, double eps)
 {
     typedef typename nm_c<T>::type C;
@@ -319,7 +299,7 @@ __device__ void nm_rms_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, int fl
 #pragma unroll
     for (int i = 0; i < nm_row<T, NV, VEC>::S; i++)
         ss += r.v[i] * r.v[i]; /* slots past the end hold 0 */
-    double ssd = nm_group(ss, nm_add(), r.G);
+    double ssd = wk_group_reduce<LW>(ss, wk_op_sum(), r.G);
     nm_normalize(r, (C)0, (C)0, (C)(1.0 / sqrt(ssd / (double)r.n + eps)), w, ws, (const T *)nullptr, 0, flags);
 }
 
@@ -327,7 +307,7 @@ __device__ void nm_rms_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, int fl
  * row keeps the cancellation below small; it needs no reduction, so both sums go in one pass), fix = mean(x - m),
  * var = mean((x - m)^2) - fix^2 (biased), y = ((x - m) - fix) * scale [* w] [+ b], scale = 1 / sqrt(var + eps);
  * the CPU centres on the mean rounded to f32 instead. f64 rows: the mean, then mean((x - mean)^2). */
-template <class T, int NV, bool VEC>
+template <int LW, class T, int NV, bool VEC>
 __device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, const T *b, int64_t bs, int flags,
                              double eps)
 {
@@ -345,7 +325,7 @@ __device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, cons
                     s1 += d;
                     s2 += d * d;
                 }
-        nm_group2(s1, s2, r.G);
+        nm_group2<LW>(s1, s2, r.G);
         double f = s1 / n, var = s2 / n - f * f;
         var = var < 0 ? 0 : var; /* a NaN stays NaN */
         nm_normalize(r, m, (C)f, (C)(1.0 / sqrt(var + eps)), w, ws, b, bs, flags);
@@ -354,7 +334,7 @@ __device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, cons
 #pragma unroll
         for (int i = 0; i < S; i++)
             s0 += r.v[i];
-        C m = (C)((double)nm_group(s0, nm_add(), r.G) / n), s2 = 0;
+        C m = (C)((double)wk_group_reduce<LW>(s0, wk_op_sum(), r.G) / n), s2 = 0;
 #pragma unroll
         for (int k = 0; k < NV; k++)
 #pragma unroll
@@ -363,14 +343,15 @@ __device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, cons
                     C d = r.v[k * VW + e] - m;
                     s2 += d * d;
                 }
-        s2 = nm_group(s2, nm_add(), r.G);
+        s2 = wk_group_reduce<LW>(s2, wk_op_sum(), r.G);
         nm_normalize(r, m, (C)0, (C)(1.0 / sqrt(s2 / n + eps)), w, ws, b, bs, flags);
     }
 }
 
 /* Row `row` of x starts at wk_offset(rows, row) and has n elements x[j * s]; out is contiguous. Groups of G lanes
- * as in nm_group: G <= warp width: blockDim.x / G rows per block at a time; else one. */
-template <class T, int NV, bool VEC, int KIND>
+ * as in wk_group_reduce: G <= LW: blockDim.x / G rows per block at a time; else one. The loop runs the same
+ * number of times in every thread of the block (rows past the end take part with n = 0). */
+template <int LW, class T, int NV, bool VEC, int KIND>
 __device__ void nm_reg(const T *__restrict__ x, const wk_gpu_layout &rows, int64_t s, int64_t n, int64_t nrows,
                        const T *w, int64_t ws, const T *b, int64_t bs, double eps, T *out, int G, int flags)
 {
@@ -378,7 +359,7 @@ __device__ void nm_reg(const T *__restrict__ x, const wk_gpu_layout &rows, int64
     r.G = G;
     r.lane = (int)(threadIdx.x % (unsigned)G);
     r.s = s;
-    int64_t per = G <= WK_WARP_SIZE ? blockDim.x / G : 1, grp = threadIdx.x / G;
+    int64_t per = G <= LW ? blockDim.x / G : 1, grp = threadIdx.x / G;
     for (int64_t base = (int64_t)blockIdx.x * per; base < nrows; base += (int64_t)gridDim.x * per) {
         int64_t row = base + grp;
         bool valid = row < nrows;
@@ -386,23 +367,23 @@ __device__ void nm_reg(const T *__restrict__ x, const wk_gpu_layout &rows, int64
         r.x = x + (valid ? wk_offset(rows, row) : 0);
         r.load();
         if (KIND == NM_SOFTMAX)
-            nm_softmax_row(r, flags & NM_LOG);
+            nm_softmax_row<LW>(r, flags & NM_LOG);
         else if (KIND == NM_RMS)
-            nm_rms_row(r, w, ws, flags, eps);
+            nm_rms_row<LW>(r, w, ws, flags, eps);
         else
-            nm_layer_row(r, w, ws, b, bs, flags, eps);
+            nm_layer_row<LW>(r, w, ws, b, bs, flags, eps);
         if (valid)
             r.store(out + row * n);
     }
 }
 
 /* Rows too long for registers: a block each. */
-template <class T, int KIND>
+template <int LW, class T, int KIND>
 __device__ void nm_long(const T *__restrict__ x, const wk_gpu_layout &rows, int64_t s, int64_t n, int64_t nrows,
                         const T *w, int64_t ws, const T *b, int64_t bs, double eps, T *out, int flags)
 {
     for (int64_t row = blockIdx.x; row < nrows; row += gridDim.x)
-        nm_row_mem<T, KIND>(x + wk_offset(rows, row), s, n, w, ws, b, bs, eps, out + row * n, threadIdx.x, blockDim.x,
+        nm_row_mem<LW, T, KIND>(x + wk_offset(rows, row), s, n, w, ws, b, bs, eps, out + row * n, threadIdx.x, blockDim.x,
                             flags);
 }
 
@@ -414,21 +395,24 @@ __device__ void nm_long(const T *__restrict__ x, const wk_gpu_layout &rows, int6
 #define NM_PARAMS(T)                                                                                                   \
     const T *x, wk_gpu_layout rows, int64_t s, int64_t n, int64_t nrows, const T *w, int64_t ws, const T *b,           \
         int64_t bs, double eps, T *out, int G, int flags
-#define NM_REG(kname, KIND, NV, sfx, T)                                                                                \
-    WK_KERNEL void NM_BOUNDS norm_##kname##_v##NV##_##sfx(NM_PARAMS(T))                                                \
+/* Each width of WK_WIDTHS: norm_<kind>_v<NV>_<dtype><wsfx> and _s<NV>_, norm_<kind>_long_<dtype><wsfx>. */
+#define NM_REG_W(LW, wsfx, kname, KIND, NV, sfx, T)                                                                    \
+    WK_KERNEL void NM_BOUNDS norm_##kname##_v##NV##_##sfx##wsfx(NM_PARAMS(T))                                          \
     {                                                                                                                  \
-        nm_reg<T, NV, true, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, G, flags);                             \
+        nm_reg<LW, T, NV, true, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, G, flags);                         \
     }                                                                                                                  \
-    WK_KERNEL void NM_BOUNDS norm_##kname##_s##NV##_##sfx(NM_PARAMS(T))                                                \
+    WK_KERNEL void NM_BOUNDS norm_##kname##_s##NV##_##sfx##wsfx(NM_PARAMS(T))                                          \
     {                                                                                                                  \
-        nm_reg<T, NV, false, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, G, flags);                            \
+        nm_reg<LW, T, NV, false, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, G, flags);                        \
     }
-#define NM_LONG(kname, KIND, sfx, T)                                                                                   \
-    WK_KERNEL void NM_BOUNDS norm_##kname##_long_##sfx(NM_PARAMS(T))                                                   \
+#define NM_LONG_W(LW, wsfx, kname, KIND, sfx, T)                                                                       \
+    WK_KERNEL void NM_BOUNDS norm_##kname##_long_##sfx##wsfx(NM_PARAMS(T))                                             \
     {                                                                                                                  \
         (void)G;                                                                                                       \
-        nm_long<T, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, flags);                                         \
+        nm_long<LW, T, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, flags);                                     \
     }
+#define NM_REG(kname, KIND, NV, sfx, T) WK_WIDTHS(NM_REG_W, kname, KIND, NV, sfx, T)
+#define NM_LONG(kname, KIND, sfx, T) WK_WIDTHS(NM_LONG_W, kname, KIND, sfx, T)
 /* NV up to 2 for f16/bf16 and 4 for f32 (16 f32 values a lane), 4 for f64 (8 f64 values) */
 #define NM_SET(kname, KIND, sfx, T, NV4)                                                                               \
     NM_REG(kname, KIND, 1, sfx, T) NM_REG(kname, KIND, 2, sfx, T) NV4(NM_REG(kname, KIND, 4, sfx, T))                  \

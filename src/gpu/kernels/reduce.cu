@@ -1,5 +1,9 @@
 /* reduce.cu: sum/min/max (mean is sum with a division at the store) and argmin/argmax kernels: runs along the
- * reduced dims (a group of lanes per run), columns of outputs (a thread per output), and the merge of partials. */
+ * reduced dims (a group of lanes per run), columns of outputs (a thread per output), and the merge of partials.
+ * Warp width (wave64, wave32): the runs and merge kernels combine lanes only through wk_group_reduce at the
+ * width LW they are built for (WK_WIDTHS, common.cuh), and a group of G <= 32 lanes fits in a warp of every
+ * target; the column kernels combine through shared memory with a barrier after every step and never rely on
+ * the lanes of a warp running together, so they are the same code at any width. */
 #include "common.cuh"
 
 /* ---------------------------------------------------------------- types and operators
@@ -62,18 +66,6 @@ template <class A> struct red_min {
     static __device__ A ident() { return red_lim<A>::hi(); }
     __device__ A operator()(A a, A b) const { return (b < a || red_isnan(b)) ? b : a; }
 };
-
-/* Reduction over a group of G lanes: G <= warp width: aligned lanes of one warp, by shuffles; otherwise the
- * group is the whole block. Every thread of the block calls it. */
-template <class A, class Op> __device__ __forceinline__ A red_group(A v, Op op, int G)
-{
-    if (G <= WK_WARP_SIZE) {
-        for (int o = G / 2; o > 0; o >>= 1)
-            v = op(v, wk_shfl_xor(v, o));
-        return v;
-    }
-    return wk_block_reduce(v, op);
-}
 
 template <class A> __device__ __forceinline__ A red_mean(A v, int64_t count) { return v / (A)count; }
 __device__ __forceinline__ uint32_t red_mean(uint32_t v, int64_t) { return v; } /* mean: float only */
@@ -177,7 +169,7 @@ __device__ typename Op::acc red_run(const T *__restrict__ p, int64_t n, int64_t 
  * each run may be cut into `splits` pieces. Item t = (o * nq + q) * splits + piece. With one item per output
  * the group stores the result; otherwise part[t] takes the item's partial for reduce_finish.
  * G <= warp width: blockDim.x / G groups per block; G > warp width: G == blockDim.x. */
-template <class T, class Op>
+template <int LW, class T, class Op>
 __device__ void red_rows(const T *__restrict__ x, const wk_gpu_layout &K, const wk_gpu_layout &Q, int64_t nq,
                          int64_t L, int64_t rs, int64_t splits, int64_t nitems, int G, typename Op::acc *part,
                          T *out, int64_t count, int mean)
@@ -185,7 +177,7 @@ __device__ void red_rows(const T *__restrict__ x, const wk_gpu_layout &K, const 
     typedef typename Op::acc A;
     Op op;
     int lane = (int)(threadIdx.x % (unsigned)G);
-    int64_t per = G <= WK_WARP_SIZE ? blockDim.x / G : 1, grp = threadIdx.x / G;
+    int64_t per = G <= LW ? blockDim.x / G : 1, grp = threadIdx.x / G;
     for (int64_t base = (int64_t)blockIdx.x * per; base < nitems; base += (int64_t)gridDim.x * per) {
         int64_t t = base + grp;
         A v = Op::ident();
@@ -204,7 +196,7 @@ __device__ void red_rows(const T *__restrict__ x, const wk_gpu_layout &K, const 
             const T *p = x + wk_offset(K, o) + wk_offset(Q, q) + a * rs;
             v = red_run(p, e - a, rs, lane, G, op);
         }
-        v = red_group(v, op, G);
+        v = wk_group_reduce<LW>(v, op, G);
         if (t < nitems && lane == 0) {
             if (nq * splits == 1)
                 red_store(out + t, v, count, mean);
@@ -320,21 +312,21 @@ __device__ void red_cols(const T *__restrict__ x, const wk_gpu_layout &K, const 
 /* ---------------------------------------------------------------- merging partials
  * Output o = op over part[o * so + i * ss], i < np (np 0: the identity, an empty sum or mean); G lanes
  * per output as in red_rows. */
-template <class T, class Op>
+template <int LW, class T, class Op>
 __device__ void red_finish(const typename Op::acc *part, int64_t np, int64_t so, int64_t ss, int64_t nout, int G,
                            T *out, int64_t count, int mean)
 {
     typedef typename Op::acc A;
     Op op;
     int lane = (int)(threadIdx.x % (unsigned)G);
-    int64_t per = G <= WK_WARP_SIZE ? blockDim.x / G : 1, grp = threadIdx.x / G;
+    int64_t per = G <= LW ? blockDim.x / G : 1, grp = threadIdx.x / G;
     for (int64_t base = (int64_t)blockIdx.x * per; base < nout; base += (int64_t)gridDim.x * per) {
         int64_t o = base + grp;
         A v = Op::ident();
         if (o < nout)
             for (int64_t i = lane; i < np; i += G)
                 v = op(v, part[o * so + i * ss]);
-        v = red_group(v, op, G);
+        v = wk_group_reduce<LW>(v, op, G);
         if (o < nout && lane == 0)
             red_store(out + o, v, count, mean);
     }
@@ -351,13 +343,22 @@ __device__ void red_finish(const typename Op::acc *part, int64_t np, int64_t so,
     X(min, sfx, T, red_min<typename red_cmp_acc<T>::type>)                                                             \
     X(max, sfx, T, red_max<typename red_cmp_acc<T>::type>)
 
-#define RED_ENTRIES(name, sfx, T, OP)                                                                                  \
-    WK_KERNEL void RED_ROWS_BOUNDS reduce_rows_##name##_##sfx(                                                         \
+/* The width-dependent entries (runs, merge), once per width of WK_WIDTHS, and the column entries. */
+#define RED_ENTRIES_W(LW, wsfx, name, sfx, T, OP)                                                                      \
+    WK_KERNEL void RED_ROWS_BOUNDS reduce_rows_##name##_##sfx##wsfx(                                                   \
         const T *x, wk_gpu_layout K, wk_gpu_layout Q, int64_t nq, int64_t L, int64_t rs, int64_t splits,               \
         int64_t nitems, int G, void *part, T *out, int64_t count, int mean)                                            \
     {                                                                                                                  \
-        red_rows<T, OP>(x, K, Q, nq, L, rs, splits, nitems, G, (OP::acc *)part, out, count, mean);                     \
+        red_rows<LW, T, OP>(x, K, Q, nq, L, rs, splits, nitems, G, (OP::acc *)part, out, count, mean);                 \
     }                                                                                                                  \
+    WK_KERNEL void RED_BOUNDS reduce_finish_##name##_##sfx##wsfx(const void *part, int64_t np, int64_t so,             \
+                                                                 int64_t ss, int64_t nout, int G, T *out,              \
+                                                                 int64_t count, int mean)                              \
+    {                                                                                                                  \
+        red_finish<LW, T, OP>((const OP::acc *)part, np, so, ss, nout, G, out, count, mean);                           \
+    }
+#define RED_ENTRIES(name, sfx, T, OP)                                                                                  \
+    WK_WIDTHS(RED_ENTRIES_W, name, sfx, T, OP)                                                                         \
     WK_KERNEL void RED_BOUNDS reduce_cols_##name##_##sfx(const T *x, wk_gpu_layout K, wk_gpu_layout Q, int64_t L,      \
                                                          int64_t rs, int64_t nout, int64_t count,                      \
                                                          int64_t splits, void *part, T *out, int mean)                 \
@@ -369,12 +370,6 @@ __device__ void red_finish(const typename Op::acc *part, int64_t np, int64_t so,
                                                           int64_t splits, void *part, T *out, int mean)                \
     {                                                                                                                  \
         red_cols<T, OP, 16 / sizeof(T)>(x, K, Q, L, rs, nout, count, splits, (OP::acc *)part, out, mean);              \
-    }                                                                                                                  \
-    WK_KERNEL void RED_BOUNDS reduce_finish_##name##_##sfx(const void *part, int64_t np, int64_t so, int64_t ss,       \
-                                                           int64_t nout, int G, T *out, int64_t count,                 \
-                                                           int mean)                                                   \
-    {                                                                                                                  \
-        red_finish<T, OP>((const OP::acc *)part, np, so, ss, nout, G, out, count, mean);                               \
     }
 
 #define RED_DTYPE(sfx, T) RED_OPS(RED_ENTRIES, sfx, T)
@@ -418,40 +413,31 @@ template <> __device__ __forceinline__ float arg_ident<float, arg_gt>(arg_gt) { 
 template <> __device__ __forceinline__ double arg_ident<double, arg_lt>(arg_lt) { return red_lim<double>::hi(); }
 template <> __device__ __forceinline__ double arg_ident<double, arg_gt>(arg_gt) { return red_lim<double>::lo(); }
 
-/* The best candidate of a group of G lanes (as red_group), given to every lane. */
-template <class C, class Cmp> __device__ void arg_group(C &bv, int64_t &bi, int G, Cmp cmp)
+/* The better of two candidates, as a group reduction operator. */
+template <class C, class Cmp> struct arg_best {
+    Cmp cmp;
+    __device__ wk_pair<C, int64_t> operator()(wk_pair<C, int64_t> x, wk_pair<C, int64_t> y) const
+    {
+        arg_take(x.a, x.b, y.a, y.b, cmp);
+        return x;
+    }
+};
+
+/* The best candidate of a group of G lanes (wk_group_reduce), given to every lane. */
+template <int LW, class C, class Cmp> __device__ void arg_group(C &bv, int64_t &bi, int G, Cmp cmp)
 {
-    const int W = WK_WARP_SIZE;
-    int g = G <= W ? G : W;
-    for (int o = g / 2; o > 0; o >>= 1) {
-        C v = wk_shfl_xor(bv, o);
-        int64_t i = wk_shfl_xor(bi, o);
-        arg_take(bv, bi, v, i, cmp);
-    }
-    if (G <= W)
-        return;
-    __shared__ C sv[WK_MAX_BLOCK / WK_MIN_WARP];
-    __shared__ int64_t si[WK_MAX_BLOCK / WK_MIN_WARP];
-    int lane = threadIdx.x % W, warp = threadIdx.x / W, nwarps = blockDim.x / W;
-    __syncthreads(); /* sv/si may still be read by a previous call */
-    if (lane == 0) {
-        sv[warp] = bv;
-        si[warp] = bi;
-    }
-    __syncthreads();
-    bv = sv[0];
-    bi = si[0];
-    for (int k = 1; k < nwarps; k++)
-        arg_take(bv, bi, sv[k], si[k], cmp);
+    wk_pair<C, int64_t> r = wk_group_reduce<LW>(wk_pair<C, int64_t>{bv, bi}, arg_best<C, Cmp>{cmp}, G);
+    bv = r.a;
+    bi = r.b;
 }
 
 /* Rows: item t = o * splits + piece of the row of output o (n elements, stride s); as red_rows. */
-template <class T, class C, class Cmp>
+template <int LW, class T, class C, class Cmp>
 __device__ void arg_rows(const T *__restrict__ x, const wk_gpu_layout &K, int64_t n, int64_t s, int64_t splits,
                          int64_t nitems, int G, C *pv, int64_t *pi, int64_t *out, Cmp cmp)
 {
     int lane = (int)(threadIdx.x % (unsigned)G);
-    int64_t per = G <= WK_WARP_SIZE ? blockDim.x / G : 1, grp = threadIdx.x / G;
+    int64_t per = G <= LW ? blockDim.x / G : 1, grp = threadIdx.x / G;
     for (int64_t base = (int64_t)blockIdx.x * per; base < nitems; base += (int64_t)gridDim.x * per) {
         int64_t t = base + grp;
         C bv = arg_ident<C>(cmp);
@@ -474,7 +460,7 @@ __device__ void arg_rows(const T *__restrict__ x, const wk_gpu_layout &K, int64_
             if (i < e)
                 arg_take(bv, bi, (C)wk_ld(p + i * s), i, cmp);
         }
-        arg_group(bv, bi, G, cmp);
+        arg_group<LW>(bv, bi, G, cmp);
         if (t < nitems && lane == 0) {
             if (splits == 1) {
                 out[t] = bi;
@@ -539,12 +525,12 @@ __device__ void arg_cols(const T *__restrict__ x, const wk_gpu_layout &K, int64_
 }
 
 /* out[o] = the index of the best of (pv, pi)[o * so + k * ss], k < np (np >= 1). */
-template <class C, class Cmp>
+template <int LW, class C, class Cmp>
 __device__ void arg_finish(const C *pv, const int64_t *pi, int64_t np, int64_t so, int64_t ss, int64_t nout, int G,
                            int64_t *out, Cmp cmp)
 {
     int lane = (int)(threadIdx.x % (unsigned)G);
-    int64_t per = G <= WK_WARP_SIZE ? blockDim.x / G : 1, grp = threadIdx.x / G;
+    int64_t per = G <= LW ? blockDim.x / G : 1, grp = threadIdx.x / G;
     for (int64_t base = (int64_t)blockIdx.x * per; base < nout; base += (int64_t)gridDim.x * per) {
         int64_t o = base + grp;
         C bv = arg_ident<C>(cmp);
@@ -552,7 +538,7 @@ __device__ void arg_finish(const C *pv, const int64_t *pi, int64_t np, int64_t s
         if (o < nout)
             for (int64_t k = lane; k < np; k += G)
                 arg_take(bv, bi, pv[o * so + k * ss], pi[o * so + k * ss], cmp);
-        arg_group(bv, bi, G, cmp);
+        arg_group<LW>(bv, bi, G, cmp);
         if (o < nout && lane == 0)
             out[o] = bi;
     }
@@ -560,27 +546,29 @@ __device__ void arg_finish(const C *pv, const int64_t *pi, int64_t np, int64_t s
 
 #define ARG_OPS(X, sfx, T) X(min, sfx, T, arg_lt) X(max, sfx, T, arg_gt)
 
-#define ARG_ENTRIES(name, sfx, T, CMP)                                                                                 \
-    WK_KERNEL void argreduce_rows_##name##_##sfx(const T *x, wk_gpu_layout K, int64_t n, int64_t s,                    \
-                                                 int64_t splits, int64_t nitems, int G, void *pv,                      \
-                                                 int64_t *pi, int64_t *out)                                            \
+#define ARG_ENTRIES_W(LW, wsfx, name, sfx, T, CMP)                                                                     \
+    WK_KERNEL void argreduce_rows_##name##_##sfx##wsfx(const T *x, wk_gpu_layout K, int64_t n, int64_t s,              \
+                                                       int64_t splits, int64_t nitems, int G, void *pv,                \
+                                                       int64_t *pi, int64_t *out)                                      \
     {                                                                                                                  \
         typedef typename red_cmp_acc<T>::type C;                                                                       \
-        arg_rows<T, C>(x, K, n, s, splits, nitems, G, (C *)pv, pi, out, CMP());                                        \
+        arg_rows<LW, T, C>(x, K, n, s, splits, nitems, G, (C *)pv, pi, out, CMP());                                    \
     }                                                                                                                  \
+    WK_KERNEL void argreduce_finish_##name##_##sfx##wsfx(const void *pv, const int64_t *pi, int64_t np,                \
+                                                         int64_t so, int64_t ss, int64_t nout, int G,                  \
+                                                         int64_t *out)                                                 \
+    {                                                                                                                  \
+        typedef typename red_cmp_acc<T>::type C;                                                                       \
+        arg_finish<LW, C>((const C *)pv, pi, np, so, ss, nout, G, out, CMP());                                         \
+    }
+#define ARG_ENTRIES(name, sfx, T, CMP)                                                                                 \
+    WK_WIDTHS(ARG_ENTRIES_W, name, sfx, T, CMP)                                                                        \
     WK_KERNEL void argreduce_cols_##name##_##sfx(const T *x, wk_gpu_layout K, int64_t n, int64_t s,                    \
                                                  int64_t nout, int64_t splits, void *pv,                               \
                                                  int64_t *pi, int64_t *out)                                            \
     {                                                                                                                  \
         typedef typename red_cmp_acc<T>::type C;                                                                       \
         arg_cols<T, C>(x, K, n, s, nout, splits, (C *)pv, pi, out, CMP());                                             \
-    }                                                                                                                  \
-    WK_KERNEL void argreduce_finish_##name##_##sfx(const void *pv, const int64_t *pi, int64_t np,                      \
-                                                   int64_t so, int64_t ss, int64_t nout, int G,                        \
-                                                   int64_t *out)                                                       \
-    {                                                                                                                  \
-        typedef typename red_cmp_acc<T>::type C;                                                                       \
-        arg_finish<C>((const C *)pv, pi, np, so, ss, nout, G, out, CMP());                                             \
     }
 
 #define ARG_DTYPE(sfx, T) ARG_OPS(ARG_ENTRIES, sfx, T)

@@ -1,5 +1,7 @@
 /* sort.cu: kernels of the stable sort along the last dim: rows (or chunks of long rows) sorted in shared
- * memory by a bitonic network, merge passes joining the chunks of long rows, and the output pass. */
+ * memory by a bitonic network, merge passes joining the chunks of long rows, and the output pass.
+ * Warp width (wave64, wave32): the network has a barrier after every compare-exchange step, and the merge and
+ * output passes take a thread per element with no step between lanes, so nothing here depends on the width. */
 #include "common.cuh"
 
 /* ---------------------------------------------------------------- keys
