@@ -51,10 +51,13 @@ typedef struct vendor_state {
 } vendor_state;
 
 /* ---------------------------------------------------------------- small accessors */
+/* The context this thread last made current, so that enter() switches only on a change. Opening a device
+ * makes its context current too, and dev_open records that here. */
+static _Thread_local wk_gpu_handle current;
+
 /* Makes the device's context current on the calling thread (once per thread and device switch). */
 static wk_gpu_dev *enter(wk_device *dev)
 {
-    static _Thread_local wk_gpu_handle current;
     wk_gpu_dev *d = dev->impl;
     if (current != d->ctx && d->rt->make_current(d->ctx) == WK_OK)
         current = d->ctx;
@@ -505,6 +508,7 @@ static wk_status dev_open(vendor_state *v, int ordinal, wk_gpu_dev **out)
     d->base.impl = d;
     snprintf(d->base.name, sizeof d->base.name, "%s:%d", rt->backend, ordinal);
     wk_status s = rt->device_open(ordinal, &d->props, &d->ctx, &d->stream);
+    current = s == WK_OK ? d->ctx : NULL; /* device_open switched this thread's context (NULL: unknown) */
     for (int i = 0; s == WK_OK && i < *rt->image_count && i < MAX_IMAGES; i++)
         if ((s = rt->module_load(&rt->images[i], &d->modules[i])) == WK_OK)
             d->module_count++;

@@ -12,6 +12,7 @@
 static struct {
 #define WK_HIP_FN_FIELD(name, params) wk_##name##_fn name;
     WK_HIP_FUNCTIONS(WK_HIP_FN_FIELD)
+    WK_HIP_COPY_IN_FUNCTIONS(WK_HIP_FN_FIELD)
     WK_HIP_OPTIONAL_FUNCTIONS(WK_HIP_FN_FIELD)
     WK_HIP_TEXT_FUNCTIONS(WK_HIP_FN_FIELD)
 #undef WK_HIP_FN_FIELD
@@ -33,7 +34,12 @@ static const char *hip_text(wk_hipError_t r, char *buf, size_t cap)
 {
     const char *name = hip.hipGetErrorName ? hip.hipGetErrorName(r) : NULL;
     const char *text = hip.hipGetErrorString ? hip.hipGetErrorString(r) : NULL;
-    snprintf(buf, cap, "%s (%s)", name ? name : "unknown HIP error", text ? text : "no description");
+    /* HIP 5.x's hipGetErrorString returns the name again ("hipErrorInvalidDevice"); ROCm 6+ gives a sentence.
+     * Say the name once when there is no separate text. */
+    if (name && text && strcmp(name, text) == 0)
+        snprintf(buf, cap, "%s", name);
+    else
+        snprintf(buf, cap, "%s (%s)", name ? name : "unknown HIP error", text ? text : "no description");
     return buf;
 }
 
@@ -67,6 +73,7 @@ static void load_runtime(void)
         return;                                                                                              \
     }
     WK_HIP_FUNCTIONS(WK_HIP_RESOLVE)
+    WK_HIP_COPY_IN_FUNCTIONS(WK_HIP_RESOLVE)
     WK_HIP_TEXT_FUNCTIONS(WK_HIP_RESOLVE)
 #undef WK_HIP_RESOLVE
 #define WK_HIP_RESOLVE_OPTIONAL(name, params) wk_gpu_dlsym(h, #name, &hip.name);
@@ -179,6 +186,26 @@ static int stream_ordinal(wk_hipStream_t s)
     return -1;
 }
 
+/* Makes `ordinal` the calling thread's current device for one call that depends on it, remembering the one
+ * it replaces in *before (the backend caches which device it made current per thread, so the switch must be
+ * undone). */
+static wk_status device_enter(int ordinal, int *before)
+{
+    *before = -1;
+    HIP_TRY(hipGetDevice, (before));
+    if (*before != ordinal)
+        HIP_TRY(hipSetDevice, (ordinal));
+    return WK_OK;
+}
+
+/* Puts back the device device_enter replaced. */
+static wk_status device_leave(int ordinal, int before)
+{
+    if (before != ordinal && before >= 0)
+        HIP_TRY(hipSetDevice, (before));
+    return WK_OK;
+}
+
 static wk_status hip_alloc_async(int ordinal, wk_gpu_handle stream, size_t bytes, void **ptr)
 {
     void *p = NULL;
@@ -199,20 +226,17 @@ static wk_status hip_alloc_async(int ordinal, wk_gpu_handle stream, size_t bytes
     } else {
         /* hipMalloc allocates on the calling thread's current device: make it this one for the call, and
          * put back whatever the thread had, since the backend remembers which device it made current. */
-        int before = -1;
+        int before;
         call = "hipMalloc";
-        HIP_TRY(hipGetDevice, (&before));
-        if (before != ordinal)
-            HIP_TRY(hipSetDevice, (ordinal));
+        WK_TRY(device_enter(ordinal, &before));
         /* No retry on out of memory: this path keeps no cache of its own (hipFree returns memory at once),
          * so there is nothing to release first. */
         r = hip.hipMalloc(&p, bytes);
-        if (before != ordinal && before >= 0) {
-            wk_hipError_t r2 = hip.hipSetDevice(before);
-            if (r == WK_HIP_SUCCESS && r2 != WK_HIP_SUCCESS) {
-                (void)hip.hipFree(p);
-                return hip_fail(WK_ERR_BACKEND, "hipSetDevice", r2);
-            }
+        wk_status s = device_leave(ordinal, before);
+        if (s != WK_OK) {
+            if (r == WK_HIP_SUCCESS)
+                (void)hip.hipFree(p); /* best effort: the failed switch back is what gets reported */
+            return s;
         }
     }
     if (r != WK_HIP_SUCCESS) {
@@ -270,26 +294,51 @@ static wk_status hip_stream_sync(wk_gpu_handle stream)
     return WK_OK;
 }
 
+/* A loaded module and the device it belongs to. HIP ties a module to the device current at hipModuleLoadData,
+ * and hipModuleGetFunction resolves the name against the calling thread's current device (hipamd's
+ * DynCO::getDynFunc: several ROCm 5/6 releases abort the process on a mismatch, CheckDeviceIdMatch's
+ * guarantee). The backend looks kernels up lazily from any thread, and its per-thread record of the current
+ * device can be stale after another device's device_open, so function_get makes the module's device current
+ * itself. Kept for the process, like the module (runtime.h has no unload). */
+typedef struct hip_module {
+    wk_hipModule_t module;
+    int ordinal;
+} hip_module;
+
 static wk_status hip_module_load(const wk_gpu_image *image, wk_gpu_handle *module)
 {
-    /* image->data is a clang offload bundle holding one code object per gfx target; HIP loads the one
-     * matching the current device (no match: hipErrorNoBinaryForGpu). */
-    wk_hipModule_t m;
-    wk_hipError_t r = hip.hipModuleLoadData(&m, image->data);
+    /* image->data is a clang offload bundle ("__CLANG_OFFLOAD_BUNDLE__", entries hipv4-amdgcn-amd-amdhsa--gfxN:
+     * code object v4, which HIP 5.x to 7.x load); HIP picks the code object matching the current device (none:
+     * hipErrorNoBinaryForGpu). The backend calls this right after device_open, which made the device current. */
+    hip_module *hm = malloc(sizeof *hm);
+    if (!hm)
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "kernel module '%s': out of host memory", image->name);
+    wk_hipError_t r = hip.hipGetDevice(&hm->ordinal);
+    if (r != WK_HIP_SUCCESS) {
+        free(hm);
+        return hip_fail(WK_ERR_BACKEND, "hipGetDevice", r);
+    }
+    r = hip.hipModuleLoadData(&hm->module, image->data);
     if (r != WK_HIP_SUCCESS) {
         char buf[256];
-        return wk_error(WK_ERR_DEVICE, "kernel module '%s' (built for %s) does not load on this GPU: "
-                        "hipModuleLoadData: %s", image->name, wk_hip_targets, hip_text(r, buf, sizeof buf));
+        free(hm);
+        return wk_error(r == WK_HIP_ERROR_OUT_OF_MEMORY ? WK_ERR_OUT_OF_MEMORY : WK_ERR_DEVICE,
+                        "kernel module '%s' (built for %s) does not load on this GPU: hipModuleLoadData: %s",
+                        image->name, wk_hip_targets, hip_text(r, buf, sizeof buf));
     }
-    *module = m;
+    *module = hm;
     return WK_OK;
 }
 
 static wk_status hip_function_get(wk_gpu_handle module, const char *name, wk_gpu_handle *fn)
 {
+    const hip_module *hm = module;
     wk_hipFunction_t f = NULL;
-    wk_hipError_t r = hip.hipModuleGetFunction(&f, (wk_hipModule_t)module, name);
+    int before;
     *fn = NULL;
+    WK_TRY(device_enter(hm->ordinal, &before));
+    wk_hipError_t r = hip.hipModuleGetFunction(&f, hm->module, name);
+    WK_TRY(device_leave(hm->ordinal, before));
     if (r == WK_HIP_ERROR_NOT_FOUND) /* hipErrorNotFound: this module has no such kernel */
         return WK_OK;
     if (r != WK_HIP_SUCCESS)

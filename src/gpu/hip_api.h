@@ -25,9 +25,11 @@ typedef unsigned int wk_hipDeviceAttribute_t;           /* enum hipDeviceAttribu
 typedef unsigned int wk_hipMemPoolAttr;                 /* enum hipMemPoolAttr */
 
 /* Values from HIP 5.2's hip_runtime_api.h. The device attribute numbers are NOT CUDA's: HIP numbers its
- * CUDA-compatible attributes alphabetically from 0. They are stable from ROCm 5.0 to 7.x: attributes ROCm 6
- * removed (hipDeviceAttributeName, ...Uuid) left hipDeviceAttributeUnused1/2 in their place, and new ones
- * are appended after hipDeviceAttributeMemoryPoolsSupported. */
+ * CUDA-compatible attributes alphabetically from 0. 0..88 are the same from ROCm 5.0 to 7.x (compared entry by
+ * entry with ROCm 7's header): ROCm 6 did not renumber them, the attributes it removed (hipDeviceAttributeName,
+ * ...Uuid) left hipDeviceAttributeUnused1/2 in their places, and new ones are appended after
+ * hipDeviceAttributeMemoryPoolsSupported. (Only the AMD-specific range from 10000 lost entries to UnusedN.)
+ * The error codes and hipMemPoolAttrReleaseThreshold are CUDA's numbers, unchanged across these releases. */
 enum {
     WK_HIP_SUCCESS = 0,
     WK_HIP_ERROR_OUT_OF_MEMORY = 2,      /* hipErrorOutOfMemory (hipErrorMemoryAllocation is the same) */
@@ -43,8 +45,8 @@ enum {
 
 /* X(name, parameters): every HIP function wick calls that returns hipError_t, named by the exact exported
  * symbol (HIP exports the plain names, versioned hip_4.2 in libamdhip64.so.5; never the per-thread-stream
- * _spt variants). Parameter types follow HIP 5.2's header: its hipMemcpyHtoDAsync takes a non-const source
- * (newer headers add const, which changes nothing in the calling convention). */
+ * _spt variants, nor the R0600-suffixed ones ROCm 6 added for the versioned hipDeviceProp_t, which wick does
+ * not use). Parameter types follow HIP 5.2's header. */
 #define WK_HIP_FUNCTIONS(X)                                                                               \
     X(hipInit, (unsigned int flags))                                                                      \
     X(hipDriverGetVersion, (int *driverVersion))                                                          \
@@ -60,7 +62,6 @@ enum {
     X(hipStreamSynchronize, (wk_hipStream_t stream))                                                      \
     X(hipMalloc, (void **ptr, size_t size))                                                               \
     X(hipFree, (void *ptr))                                                                               \
-    X(hipMemcpyHtoDAsync, (wk_hipDeviceptr_t dst, void *src, size_t sizeBytes, wk_hipStream_t stream))    \
     X(hipMemcpyDtoHAsync, (void *dst, wk_hipDeviceptr_t src, size_t sizeBytes, wk_hipStream_t stream))    \
     X(hipMemcpyDtoDAsync,                                                                                 \
       (wk_hipDeviceptr_t dst, wk_hipDeviceptr_t src, size_t sizeBytes, wk_hipStream_t stream))            \
@@ -71,6 +72,11 @@ enum {
       (wk_hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,           \
        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, \
        wk_hipStream_t stream, void **kernelParams, void **extra))
+
+/* X(name, parameters) like WK_HIP_FUNCTIONS, apart because headers differ on it: HIP 5.2 declares the source
+ * `void *`, later ones `const void *` (one calling convention; tests/abi/hip_abi.c accepts either). */
+#define WK_HIP_COPY_IN_FUNCTIONS(X)                                                                       \
+    X(hipMemcpyHtoDAsync, (wk_hipDeviceptr_t dst, void *src, size_t sizeBytes, wk_hipStream_t stream))
 
 /* Resolved when present: the stream-ordered allocator, exported since ROCm 5.1 (symbol version hip_5.1),
  * so a ROCm 5.0 libamdhip64.so.5 lacks it; wick then uses hipMalloc/hipFree. */
@@ -90,6 +96,7 @@ enum {
 /* Function-pointer types wk_<name>_fn. */
 #define WK_HIP_FN_TYPE(name, params) typedef wk_hipError_t(*wk_##name##_fn) params;
 WK_HIP_FUNCTIONS(WK_HIP_FN_TYPE)
+WK_HIP_COPY_IN_FUNCTIONS(WK_HIP_FN_TYPE)
 WK_HIP_OPTIONAL_FUNCTIONS(WK_HIP_FN_TYPE)
 #undef WK_HIP_FN_TYPE
 #define WK_HIP_TEXT_FN_TYPE(name, params) typedef const char *(*wk_##name##_fn) params;

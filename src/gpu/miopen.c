@@ -11,8 +11,8 @@
 #include "gpu/rocm_libs.h"
 #include "gpu/runtime.h"
 
-/* The MIOpen declarations used here (rocm_libs.h) follow MIOpen's documented C API and are unverified on this
- * project's machines: MIOpen has no Debian package and no AMD GPU was reachable. */
+/* The MIOpen declarations used here (rocm_libs.h) were checked by reading MIOpen's include/miopen/miopen.h, not
+ * by compiling against it: MIOpen has no Debian package, and no AMD GPU was reachable. */
 
 #define CONV_PLANS 128 /* cached algorithm choices, replaced round-robin */
 #define CONV_CANDIDATES 4
@@ -100,6 +100,17 @@ static void load(void)
 static bool not_supported(wk_miopenStatus_t st)
 {
     return st == WK_MIOPEN_STATUS_NOT_IMPLEMENTED || st == WK_MIOPEN_STATUS_UNSUPPORTED_OP;
+}
+
+/* Statuses of the workspace query and the find step after which the case is left to wick's kernels (and the
+ * refusal cached): those of not_supported, a descriptor MIOpen rejects (bad parameter), and the unknown error,
+ * which is how MIOpen's find reports that none of its solvers applies ("No suitable algorithm was found to
+ * execute the required convolution" is thrown without a status: src/ocl/convolutionocl.cpp, MIOpen 2.x and
+ * ROCm 6). A HIP failure inside find reads the same; that case too goes to wick's kernels, whose own launches
+ * then meet the device's state and report it. */
+static bool refused_at_find(wk_miopenStatus_t st)
+{
+    return not_supported(st) || st == WK_MIOPEN_STATUS_BAD_PARM || st == WK_MIOPEN_STATUS_UNKNOWN_ERROR;
 }
 
 static const char *status_text(wk_miopenStatus_t st)
@@ -201,8 +212,11 @@ static wk_status fail(const conv_call *c, const char *call, wk_miopenStatus_t st
  * databases, else a default, rather than timing every configuration), which also compiles the kernels it picks
  * (the first call of a shape is slow; MIOpen keeps them on disk). It runs on the call's own buffers and writes
  * y, which is harmless: y is the op's fresh output and the real call writes it again. p->n stays 0 when MIOpen
- * cannot take the case, including descriptors it rejects as bad parameters (a case wick accepts but MIOpen's
- * solvers do not, e.g. dilation with groups in some versions): wick's own kernels then serve. */
+ * cannot take the case (refused_at_find), e.g. a descriptor wick accepts but MIOpen's solvers do not (dilation
+ * with groups in some versions): wick's own kernels then serve. The find step is not optional: the run calls
+ * look up the kernel that find registered on the handle for this shape and algorithm ("No invoker was
+ * registered ... Was find executed?" otherwise), which holds because each device keeps one handle for the
+ * process's life and the plans are keyed by device. */
 static wk_status choose(conv_call *c, conv_plan *p)
 {
     p->n = 0;
@@ -210,7 +224,7 @@ static wk_status choose(conv_call *c, conv_plan *p)
     wk_miopenStatus_t st = c->transposed
                                ? miopen.bwd_workspace(c->h, c->xdesc, c->wdesc, c->cdesc, c->ydesc, &want)
                                : miopen.fwd_workspace(c->h, c->wdesc, c->xdesc, c->cdesc, c->ydesc, &want);
-    if (not_supported(st) || st == WK_MIOPEN_STATUS_BAD_PARM)
+    if (refused_at_find(st))
         return WK_OK;
     if (st != WK_MIOPEN_STATUS_SUCCESS)
         return fail(c, c->transposed ? "miopenConvolutionBackwardDataGetWorkSpaceSize"
@@ -235,7 +249,7 @@ static wk_status choose(conv_call *c, conv_plan *p)
                              perf, ws, workspace, false);
     if (ws)
         wk_gpu_free(c->d, ws); /* stream-ordered: the trial runs still use it */
-    if (not_supported(st) || st == WK_MIOPEN_STATUS_BAD_PARM)
+    if (refused_at_find(st))
         return WK_OK;
     if (st != WK_MIOPEN_STATUS_SUCCESS)
         return fail(c, c->transposed ? "miopenFindConvolutionBackwardDataAlgorithm"
@@ -257,7 +271,8 @@ static wk_status choose(conv_call *c, conv_plan *p)
  * WK_ERR_UNSUPPORTED when none is left. */
 static wk_status execute(conv_call *c, conv_plan *p, bool *changed)
 {
-    /* MIOpen takes float scalars for every data type it convolves here (f16, bf16, f32). */
+    /* MIOpen reads alpha and beta as float for every data type but double (GetScalarDataType in
+     * convolutionocl.cpp), and its 2-D solvers take only alpha = 1, beta = 0. */
     const float one = 1.0f, zero = 0.0f;
     size_t short_of = 0;
     int i = 0;
@@ -385,8 +400,8 @@ static wk_status rocm_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w
     const char *op = spatial == 1 ? (transposed ? "conv_transpose1d" : "conv1d")
                                   : (transposed ? "conv_transpose2d" : "conv2d");
     conv_call c = {.d = d, .op = op, .transposed = transposed};
-    /* f16/bf16 accumulate in f32 inside MIOpen's kernels. f64: MIOpen's miopenDouble is recent and its
-     * convolution solvers do not take it, so wick's own kernels serve. */
+    /* f16/bf16 accumulate in f32 inside MIOpen's kernels. f64: miopenDouble (6) is only "partially supported"
+     * (miopen.h) and few convolution solvers take it, so wick's own kernels serve. */
     switch (x->dtype) {
     case WK_F16: c.data = WK_MIOPEN_HALF; break;
     case WK_BF16: c.data = WK_MIOPEN_BFLOAT16; break;

@@ -131,7 +131,7 @@ static bool fits_int(int64_t v) { return v >= 0 && v <= INT32_MAX; }
 
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: a row-major matrix read column-major is
  * its transpose, so B goes first with its own flag, then A, with m and n swapped. rocBLAS reads C and writes
- * D; both are g->c (allowed: same type and leading dimension), and beta = 0 leaves C unread. */
+ * D; both are g->c, allowed as type, leading dimension and stride agree, and beta = 0 leaves C unread. */
 static wk_status rocm_gemm(wk_gpu_dev *d, const wk_gpu_gemm *g)
 {
     if (g->batch == 0 || g->m == 0 || g->n == 0)

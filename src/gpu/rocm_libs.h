@@ -53,7 +53,8 @@ typedef wk_rocblas_status (*wk_rocblas_set_pointer_mode_fn)(wk_rocblas_handle ha
 typedef wk_rocblas_status (*wk_rocblas_set_atomics_mode_fn)(wk_rocblas_handle handle,
                                                             wk_rocblas_atomics_mode atomics_mode);
 typedef const char *(*wk_rocblas_status_to_string_fn)(wk_rocblas_status status);
-/* 29 arguments: C is read (scaled by beta), D is written; D may be C when ldd == ldc and the types agree. */
+/* 29 arguments: C is read (scaled by beta), D is written; D may be C when d_type == c_type, ldd == ldc and
+ * stride_d == stride_c (rocblas-functions.h), else the call fails. */
 typedef wk_rocblas_status (*wk_rocblas_gemm_strided_batched_ex_fn)(
     wk_rocblas_handle handle, wk_rocblas_operation transA, wk_rocblas_operation transB, wk_rocblas_int m,
     wk_rocblas_int n, wk_rocblas_int k, const void *alpha, const void *a, wk_rocblas_datatype a_type,
@@ -64,9 +65,9 @@ typedef wk_rocblas_status (*wk_rocblas_gemm_strided_batched_ex_fn)(
     uint32_t flags);
 
 /* ---------------------------------------------------------------- MIOpen (HIP backend)
- * UNVERIFIED HERE: MIOpen has no Debian package, so nothing checks these against miopen/miopen.h. They follow
- * MIOpen's documented C API (include/miopen/miopen.h, MIOpen 2.x / ROCm 5 and 6), where every entry point below
- * has kept its signature; enum values are the header's. */
+ * NOT COMPILE-CHECKED: MIOpen has no Debian package, so no test compiles these against miopen/miopen.h. They
+ * were compared by reading with MIOpen's include/miopen/miopen.h (github.com/ROCm/MIOpen, ROCm 6 era), where
+ * every entry point below has kept its signature since MIOpen 2.0; the enum values are that header's. */
 struct miopenHandle;
 struct miopenTensorDescriptor;
 struct miopenConvolutionDescriptor;
@@ -93,13 +94,11 @@ enum {
     WK_MIOPEN_HALF = 0,
     WK_MIOPEN_FLOAT = 1,
     WK_MIOPEN_BFLOAT16 = 5,
-    WK_MIOPEN_CONVOLUTION = 0, /* cross-correlation, as PyTorch's conv */
-    WK_MIOPEN_CONV_FWD_ALGO_COUNT = 6, /* values 0..5 (4 unused): room for one record per algorithm */
-    WK_MIOPEN_CONV_BWD_DATA_ALGO_COUNT = 6
+    WK_MIOPEN_CONVOLUTION = 0 /* cross-correlation, as PyTorch's conv (1 is miopenTranspose, not used) */
 };
 
-/* What the Find calls fill: the chosen algorithm (a union of the three directions' enums), its time and
- * workspace. */
+/* What the Find calls fill: the chosen algorithm (a union of the three directions' enums, each 4 bytes), its
+ * time in ms and the workspace it needs: 16 bytes, memory at offset 8, as miopenConvAlgoPerf_t. */
 typedef struct wk_miopenConvAlgoPerf {
     union {
         wk_miopenConvFwdAlgorithm_t fwd_algo;
@@ -109,6 +108,10 @@ typedef struct wk_miopenConvAlgoPerf {
     float time;
     size_t memory;
 } wk_miopenConvAlgoPerf_t;
+/* MIOpen fills an array of these: a size off by a byte would misread every record after the first. */
+_Static_assert(sizeof(wk_miopenConvAlgoPerf_t) == 2 * sizeof(size_t) &&
+                   offsetof(wk_miopenConvAlgoPerf_t, time) == 4 && offsetof(wk_miopenConvAlgoPerf_t, memory) == 8,
+               "miopenConvAlgoPerf_t is {4-byte union, float, size_t} on LP64");
 
 typedef const char *(*wk_miopenGetErrorString_fn)(wk_miopenStatus_t error);
 typedef wk_miopenStatus_t (*wk_miopenGetVersion_fn)(size_t *major, size_t *minor, size_t *patch);

@@ -40,4 +40,13 @@ WK_HIP_FUNCTIONS(SAME_FUNCTION)
 WK_HIP_OPTIONAL_FUNCTIONS(SAME_FUNCTION)
 WK_HIP_TEXT_FUNCTIONS(SAME_FUNCTION)
 
+/* The host-to-device copy: ours (HIP 5.2's) takes `void *src`; later headers (ROCm 6.x, 7.x in /opt/rocm)
+ * say `const void *src`. Either is the same call; anything else is a mismatch. */
+typedef wk_hipError_t (*wk_abi_const_src_fn)(wk_hipDeviceptr_t, const void *, size_t, wk_hipStream_t);
+#define SAME_FUNCTION_ANY_SRC(name, params)                                                                   \
+    _Static_assert(__builtin_types_compatible_p(wk_##name##_fn, __typeof__(&name)) ||                          \
+                       __builtin_types_compatible_p(wk_abi_const_src_fn, __typeof__(&name)),                   \
+                   #name " differs from the header");
+WK_HIP_COPY_IN_FUNCTIONS(SAME_FUNCTION_ANY_SRC)
+
 int main(void) { return 0; }
