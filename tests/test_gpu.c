@@ -1,6 +1,6 @@
 /* test_gpu.c: what only a GPU backend has: index errors found on the device and reported at the next
- * synchronisation naming the op (with in-place targets unchanged), out-of-memory as a status with nothing
- * leaked, transfers between devices, and the kernel/library paths reported by `wick devices`.
+ * synchronisation naming the op and the index (with in-place targets unchanged), out-of-memory as a status
+ * with nothing leaked, transfers between devices, a logical warp width the device cannot run refused.
  * Exits 77 (ctest: skipped) when this build reaches no GPU: never counted as passed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +29,16 @@ static wk_tensor *from_f32(wk_device *dev, int rank, const int64_t *shape, const
     return t;
 }
 
-/* An op queued with a bad index: the queueing call may succeed; the next sync must fail naming the op,
- * and the sync after that must be clean again. */
-static void expect_fault_at_sync(wk_device *dev, wk_status queued, const char *op)
+/* An op queued with one bad index, `bad`: the queueing call may succeed; the next sync must fail naming the
+ * op and the index, and the sync after that must be clean again. */
+static void expect_fault_at_sync(wk_device *dev, wk_status queued, const char *op, long long bad)
 {
+    char want[40];
+    snprintf(want, sizeof want, "index %lld ", bad);
     wk_status s = queued == WK_OK ? wk_device_sync(dev) : queued;
     CHECK(s == WK_ERR_INDEX_OUT_OF_RANGE, "%s: status %s, want WK_ERR_INDEX_OUT_OF_RANGE", op, wk_status_string(s));
     CHECK(strstr(wk_last_error(), op) != NULL, "%s: message does not name the op: %s", op, wk_last_error());
+    CHECK(strstr(wk_last_error(), want) != NULL, "%s: message does not name %s: %s", op, want, wk_last_error());
     CHECK(wk_device_sync(dev) == WK_OK, "%s: the fault was reported twice", op);
 }
 
@@ -43,28 +46,32 @@ static void test_index_faults(wk_device *dev)
 {
     float xv[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, src[6] = {-1, -2, -3, -4, -5, -6}, back[12];
     int64_t xs[2] = {4, 3}, is[1] = {2}, ss[2] = {2, 3};
-    int64_t bad_ids[2] = {1, 4}, bad_big[2] = {0, (int64_t)1 << 40};
-    wk_tensor *x = from_f32(dev, 2, xs, xv), *s = from_f32(dev, 2, ss, src), *ids = NULL, *big = NULL, *o = NULL;
+    int64_t bad_ids[2] = {1, 4}, bad_big[2] = {0, (int64_t)1 << 40}, bad_neg[2] = {0, -1};
+    wk_tensor *x = from_f32(dev, 2, xs, xv), *s = from_f32(dev, 2, ss, src), *ids = NULL, *big = NULL, *neg = NULL,
+              *o = NULL;
     wk_tensor_from_host(dev, WK_I64, 1, is, bad_ids, &ids);
     wk_tensor_from_host(dev, WK_I64, 1, is, bad_big, &big);
-    if (!x || !s || !ids || !big) {
+    wk_tensor_from_host(dev, WK_I64, 1, is, bad_neg, &neg);
+    if (!x || !s || !ids || !big || !neg) {
         CHECK(0, "setup");
         goto done;
     }
-    expect_fault_at_sync(dev, wk_index_select(x, 0, ids, &o), "index_select");
+    expect_fault_at_sync(dev, wk_index_select(x, 0, ids, &o), "index_select", 4);
     wk_tensor_release(o), o = NULL;
-    expect_fault_at_sync(dev, wk_index_select(x, 0, big, &o), "index_select");
+    expect_fault_at_sync(dev, wk_index_select(x, 0, big, &o), "index_select", (long long)1 << 40);
     wk_tensor_release(o), o = NULL;
-    expect_fault_at_sync(dev, wk_index_add_inplace(x, 0, ids, s), "index_add");
+    expect_fault_at_sync(dev, wk_index_select(x, 0, neg, &o), "index_select", -1);
+    wk_tensor_release(o), o = NULL;
+    expect_fault_at_sync(dev, wk_index_add_inplace(x, 0, ids, s), "index_add", 4);
     CHECK(wk_tensor_to_host(x, back, sizeof back) == WK_OK && memcmp(back, xv, sizeof xv) == 0,
           "index_add changed x although an index was bad");
     /* gather / scatter: ids of x's rank. */
     int64_t gs[2] = {2, 3}, gbad[6] = {0, 1, 2, 3, 0, 9};
     wk_tensor *gids = NULL;
     wk_tensor_from_host(dev, WK_I64, 2, gs, gbad, &gids);
-    expect_fault_at_sync(dev, wk_gather(x, 0, gids, &o), "gather");
+    expect_fault_at_sync(dev, wk_gather(x, 0, gids, &o), "gather", 9);
     wk_tensor_release(o), o = NULL;
-    expect_fault_at_sync(dev, wk_scatter_inplace(x, 0, gids, s), "scatter");
+    expect_fault_at_sync(dev, wk_scatter_inplace(x, 0, gids, s), "scatter", 9);
     CHECK(wk_tensor_to_host(x, back, sizeof back) == WK_OK && memcmp(back, xv, sizeof xv) == 0,
           "scatter changed x although an index was bad");
     /* A fault must surface at to_host too (it synchronises). */
@@ -82,6 +89,7 @@ done:
     wk_tensor_release(s);
     wk_tensor_release(ids);
     wk_tensor_release(big);
+    wk_tensor_release(neg);
 }
 
 /* The out-of-place forms skip the separate range pass (their target is a fresh copy): the write kernels
@@ -101,16 +109,16 @@ static void test_fresh_faults(wk_device *dev)
     if (!x || !x4 || !src || !src4 || !i2 || !i1) {
         CHECK(0, "setup");
     } else {
-        expect_fault_at_sync(dev, wk_scatter_add(x, 1, i2, src4, &o), "scatter_add");
+        expect_fault_at_sync(dev, wk_scatter_add(x, 1, i2, src4, &o), "scatter_add", 4096);
         wk_tensor_release(o), o = NULL;
-        expect_fault_at_sync(dev, wk_scatter(x, 1, i2, src4, &o), "scatter");
+        expect_fault_at_sync(dev, wk_scatter(x, 1, i2, src4, &o), "scatter", 4096);
         wk_tensor_release(o), o = NULL;
-        expect_fault_at_sync(dev, wk_index_add(x, 0, i1, src, &o), "index_add");
+        expect_fault_at_sync(dev, wk_index_add(x, 0, i1, src, &o), "index_add", 3);
         wk_tensor_release(o), o = NULL;
         int64_t s4[2] = {2, 4};
         wk_tensor *src24 = NULL;
         wk_full(dev, WK_F32, 2, s4, 2.0, &src24);
-        expect_fault_at_sync(dev, wk_index_add(x4, 0, i1, src24, &o), "index_add");
+        expect_fault_at_sync(dev, wk_index_add(x4, 0, i1, src24, &o), "index_add", 3);
         wk_tensor_release(o), o = NULL;
         wk_tensor_release(src24);
     }

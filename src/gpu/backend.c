@@ -27,7 +27,7 @@ struct wk_gpu_dev {
     wk_gpu_handle ctx, stream;
     wk_gpu_handle modules[MAX_IMAGES];
     int module_count;
-    int *fault; /* device address of the fault word (layout.h) */
+    int *fault; /* device address of the fault record (wk_gpu_fault_rec, layout.h) */
     pthread_mutex_t lock; /* guards the function table */
     fn_entry *fns;        /* open addressing, power-of-two capacity */
     size_t fn_cap, fn_count;
@@ -257,17 +257,18 @@ static const char *fault_op(int code)
     return "an indexing op";
 }
 
-/* Waits for the stream, then turns a fault recorded by a kernel into a status naming the op. */
+/* Waits for the stream, then turns a fault recorded by a kernel into a status naming the op and the index. */
 static wk_status sync_and_check(wk_gpu_dev *d)
 {
-    int fault = 0;
+    wk_gpu_fault_rec fault = {0, 0, 0};
     WK_TRY(d->rt->copy_d2h(d->stream, &fault, d->fault, sizeof fault));
     WK_TRY(d->rt->stream_sync(d->stream));
-    if (fault == WK_GPU_FAULT_NONE)
+    if (fault.code == WK_GPU_FAULT_NONE)
         return WK_OK;
-    WK_TRY(d->rt->memset8(d->stream, d->fault, 0, sizeof(int)));
-    return wk_error(WK_ERR_INDEX_OUT_OF_RANGE, "%s: an index was outside [0, size) on %s (found on the device, "
-                    "reported at the next synchronisation; the op wrote nothing for it)", fault_op(fault), d->base.name);
+    WK_TRY(d->rt->memset8(d->stream, d->fault, 0, sizeof fault));
+    return wk_error(WK_ERR_INDEX_OUT_OF_RANGE, "%s: index %lld is outside [0, size) on %s (found on the device, "
+                    "reported at the next synchronisation; the op wrote nothing for it)", fault_op(fault.code),
+                    (long long)fault.value, d->base.name);
 }
 
 static wk_status gpu_download(wk_device *dev, void *dst, const void *src, size_t bytes)
@@ -517,9 +518,9 @@ static wk_status dev_open(vendor_state *v, int ordinal, wk_gpu_dev **out)
     if (s == WK_OK)
         s = pick_lanes(d);
     if (s == WK_OK)
-        s = rt->alloc_async(ordinal, d->stream, sizeof(int), (void **)&d->fault);
+        s = rt->alloc_async(ordinal, d->stream, sizeof(wk_gpu_fault_rec), (void **)&d->fault);
     if (s == WK_OK)
-        s = rt->memset8(d->stream, d->fault, 0, sizeof(int));
+        s = rt->memset8(d->stream, d->fault, 0, sizeof(wk_gpu_fault_rec));
     if (s == WK_OK)
         s = rt->stream_sync(d->stream);
     if (s != WK_OK) {

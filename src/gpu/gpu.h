@@ -31,7 +31,7 @@ const char *wk_gpu_dev_name(const wk_gpu_dev *d); /* "cuda:0" */
 int wk_gpu_ordinal(const wk_gpu_dev *d);          /* index within its backend, 0.. (< WK_GPU_MAX_DEVICES) */
 /* The device's queue (CUstream / hipStream_t), for vendor libraries. */
 void *wk_gpu_stream(const wk_gpu_dev *d);
-/* Device address of the device's error word (an int, see enum wk_gpu_fault in layout.h). */
+/* Device address of the device's fault record (wk_gpu_fault_rec in layout.h; kernels take it as int *). */
 void *wk_gpu_fault_word(const wk_gpu_dev *d);
 
 /* ---- kernels */

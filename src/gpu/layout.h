@@ -18,8 +18,17 @@ typedef struct wk_gpu_layout {
     int32_t contiguous; /* 1 when offset(i) == i for every i */
 } wk_gpu_layout;
 
-/* Codes a kernel writes into the device's error word (first writer wins); the host turns the code
- * into WK_ERR_INDEX_OUT_OF_RANGE naming the op at the next synchronisation. */
+/* The device's fault record: a kernel that meets a bad index claims `code` (first writer wins, by an atomic
+ * compare-and-swap on it) and the winner then stores the bad index in `value`. Kernels receive its address as
+ * an int * (the code comes first). The host reads it at the next synchronisation and turns it into
+ * WK_ERR_INDEX_OUT_OF_RANGE naming the op and the index. */
+typedef struct wk_gpu_fault_rec {
+    int32_t code; /* enum wk_gpu_fault */
+    int32_t pad;
+    int64_t value;
+} wk_gpu_fault_rec;
+
+/* The codes. */
 enum wk_gpu_fault {
     WK_GPU_FAULT_NONE = 0,
     WK_GPU_FAULT_INDEX_SELECT = 1,

@@ -1,5 +1,5 @@
 /* common.cuh: what every kernel file shares: storage types per dtype, loads/stores in the compute type,
- * strided offsets from a wk_gpu_layout, grid-stride loops, logical warps and group reductions, the fault word.
+ * strided offsets from a wk_gpu_layout, grid-stride loops, logical warps and group reductions.
  * Vendor-neutral: only compat.h names vendor intrinsics. */
 #ifndef WK_GPU_COMMON_CUH
 #define WK_GPU_COMMON_CUH
@@ -117,9 +117,6 @@ template <class T> __device__ __forceinline__ T wk_w16_get(const wk_w16 &v, int 
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)(n);                 \
          i += (int64_t)gridDim.x * blockDim.x)
 
-/* Records a device-side fault (enum wk_gpu_fault); the first one wins and the host reports it at the
- * next synchronisation. */
-__device__ __forceinline__ void wk_fault(int *word, int code) { atomicCAS(word, 0, code); }
 
 /* ---------------------------------------------------------------- logical warps
  * Kernels whose logic depends on the warp width (group and block reductions) take it as a template parameter

@@ -18,12 +18,12 @@
 /* As unsigned, a negative index wraps above every size. */
 __device__ __forceinline__ bool ix_ok(int64_t v, int64_t size) { return (uint64_t)v < (uint64_t)size; }
 
-/* Records a bad index. The value is what the error message should name (the CPU's does); the fault word
- * holds only the code for now, so it is dropped here, in one place. */
+/* Records a bad index in the fault record (layout.h): the thread whose code lands first also leaves its
+ * value, for the error message to name (as the CPU's does). */
 __device__ __forceinline__ void ix_fault(int *fault, int code, int64_t value)
 {
-    (void)value;
-    wk_fault(fault, code);
+    if (atomicCAS(fault, 0, code) == 0)
+        reinterpret_cast<wk_gpu_fault_rec *>(fault)->value = value;
 }
 
 /* A 16-byte unit for the vectorised row copies and index loads. */

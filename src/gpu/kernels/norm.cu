@@ -383,8 +383,8 @@ __device__ void nm_long(const T *__restrict__ x, const wk_gpu_layout &rows, int6
                         const T *w, int64_t ws, const T *b, int64_t bs, double eps, T *out, int flags)
 {
     for (int64_t row = blockIdx.x; row < nrows; row += gridDim.x)
-        nm_row_mem<LW, T, KIND>(x + wk_offset(rows, row), s, n, w, ws, b, bs, eps, out + row * n, threadIdx.x, blockDim.x,
-                            flags);
+        nm_row_mem<LW, T, KIND>(x + wk_offset(rows, row), s, n, w, ws, b, bs, eps, out + row * n, threadIdx.x,
+                                blockDim.x, flags);
 }
 
 /* ---------------------------------------------------------------- entry points
