@@ -1,4 +1,4 @@
-/* backend.c: the vendor-neutral GPU backend: devices, stream-ordered memory, the fault word, kernel lookup
+/* backend.c: the vendor-neutral GPU backend: devices, stream-ordered memory, the fault record, kernel lookup
  * by name and launch, layouts, and the backend table that binds a vendor runtime (runtime.h) to the slots. */
 #include <pthread.h>
 #include <stdio.h>
@@ -72,7 +72,7 @@ int wk_gpu_sm_count(const wk_gpu_dev *d) { return d->props.sm_count; }
 const char *wk_gpu_dev_name(const wk_gpu_dev *d) { return d->base.name; }
 int wk_gpu_ordinal(const wk_gpu_dev *d) { return d->ordinal; }
 void *wk_gpu_stream(const wk_gpu_dev *d) { return d->stream; }
-void *wk_gpu_fault_word(const wk_gpu_dev *d) { return d->fault; }
+void *wk_gpu_fault_record(const wk_gpu_dev *d) { return d->fault; }
 
 const char *wk_gpu_sfx(wk_dtype dt)
 {
@@ -482,9 +482,10 @@ static wk_status list_kernels(wk_gpu_dev *d)
 static wk_status pick_lanes(wk_gpu_dev *d)
 {
     const char *v = getenv("WICK_GPU_LOGICAL_WARP");
+    char *end = NULL;
     wk_gpu_handle fn;
     d->lanes = d->props.warp_size;
-    if (!v || !*v || atoi(v) == d->lanes)
+    if (!v || !*v || (strtol(v, &end, 10) == d->lanes && *end == '\0'))
         return WK_OK;
     if (strcmp(v, "64") == 0 && d->lanes == 32 && find_function(d, "reduce_finish_sum_f32_w64", &fn) == WK_OK) {
         d->lanes = 64;
@@ -492,6 +493,26 @@ static wk_status pick_lanes(wk_gpu_dev *d)
     }
     return wk_error(WK_ERR_DEVICE, "WICK_GPU_LOGICAL_WARP=%s: this device's warp is %d wide, and the only other "
                     "width is 64 on a 32-wide device with the wave64 test kernels (NVIDIA builds)", v, d->lanes);
+}
+
+/* The width the kernels were compiled for, and the one the GPU runs, against the width the device reports
+ * (probe.cu). The width-dependent kernels are correct only at their own width, so a mismatch (an AMD build
+ * made with -mwavefrontsize64, or a compiler without __AMDGCN_WAVEFRONT_SIZE guessing wrong: compat.h) refuses
+ * the device instead of computing wrong sums. The fault record serves as the two ints of scratch. */
+static wk_status check_width(wk_gpu_dev *d)
+{
+    int got[2] = {0, 0};
+    void *args[] = {&d->fault};
+    wk_gpu_dim one = {1, 1, 1};
+    WK_TRY(wk_gpu_launch(d, "probe_wave_width", one, one, 0, args));
+    WK_TRY(d->rt->copy_d2h(d->stream, got, d->fault, sizeof got));
+    WK_TRY(d->rt->stream_sync(d->stream));
+    WK_TRY(d->rt->memset8(d->stream, d->fault, 0, sizeof(wk_gpu_fault_rec)));
+    if (got[0] != d->props.warp_size || got[1] != d->props.warp_size)
+        return wk_error(WK_ERR_DEVICE, "its kernels were compiled for a warp of %d lanes and run at %d, but the "
+                        "device reports %d (rebuild for this GPU's wavefront width)", got[0], got[1],
+                        d->props.warp_size);
+    return WK_OK;
 }
 
 static wk_status dev_open(vendor_state *v, int ordinal, wk_gpu_dev **out)
@@ -521,6 +542,8 @@ static wk_status dev_open(vendor_state *v, int ordinal, wk_gpu_dev **out)
         s = rt->alloc_async(ordinal, d->stream, sizeof(wk_gpu_fault_rec), (void **)&d->fault);
     if (s == WK_OK)
         s = rt->memset8(d->stream, d->fault, 0, sizeof(wk_gpu_fault_rec));
+    if (s == WK_OK)
+        s = check_width(d);
     if (s == WK_OK)
         s = rt->stream_sync(d->stream);
     if (s != WK_OK) {

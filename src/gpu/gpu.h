@@ -32,7 +32,7 @@ int wk_gpu_ordinal(const wk_gpu_dev *d);          /* index within its backend, 0
 /* The device's queue (CUstream / hipStream_t), for vendor libraries. */
 void *wk_gpu_stream(const wk_gpu_dev *d);
 /* Device address of the device's fault record (wk_gpu_fault_rec in layout.h; kernels take it as int *). */
-void *wk_gpu_fault_word(const wk_gpu_dev *d);
+void *wk_gpu_fault_record(const wk_gpu_dev *d);
 
 /* ---- kernels */
 /* dtype suffix of kernel names: "u8", "u32", "i32", "i64", "f16", "bf16", "f32", "f64". */

@@ -105,7 +105,7 @@ static wk_status check_ids(wk_gpu_dev *d, const wk_tensor *ids, int64_t size, in
         return WK_OK;
     wk_gpu_layout li = wk_gpu_layout_of(ids);
     const void *pi = wk_tensor_data(ids);
-    void *fault = wk_gpu_fault_word(d);
+    void *fault = wk_gpu_fault_record(d);
     char name[64];
     snprintf(name, sizeof name, "index_check_%s", wk_gpu_sfx(ids->dtype));
     void *args[] = {&pi, &li, &n, &size, &fault, &code};
@@ -120,7 +120,7 @@ static wk_status gather_general(wk_gpu_dev *d, const ix_space *s, const wk_tenso
     wk_gpu_layout lx = space_layout(s, IX_X), li = space_layout(s, IX_IDS);
     int64_t xk = s->st[IX_X][s->dim], n = space_numel(s);
     const void *px = wk_tensor_data(x), *pi = wk_tensor_data(ids);
-    void *po = wk_tensor_data(out), *fault = wk_gpu_fault_word(d);
+    void *po = wk_tensor_data(out), *fault = wk_gpu_fault_record(d);
     char name[64];
     snprintf(name, sizeof name, "index_gather_%s_%s", wk_gpu_sfx(x->dtype), wk_gpu_sfx(ids->dtype));
     void *args[] = {&px, &lx, &xk, &pi, &li, &po, &n, &size, &fault, &code};
@@ -133,7 +133,7 @@ static wk_status select_rows(wk_gpu_dev *d, const ix_rows *r, const wk_tensor *x
 {
     const int64_t es = (int64_t)wk_dtype_size(x->dtype);
     const void *px = wk_tensor_data(x), *pi = wk_tensor_data(ids);
-    void *po = wk_tensor_data(out), *fault = wk_gpu_fault_word(d);
+    void *po = wk_tensor_data(out), *fault = wk_gpu_fault_record(d);
     int64_t nb = 16;
     for (; nb > es; nb /= 2)
         if ((r->inner * es) % nb == 0 && (r->xo * es) % nb == 0 && (r->xk * es) % nb == 0 &&
@@ -194,7 +194,7 @@ static wk_status scatter_add_lines(wk_gpu_dev *d, const ix_space *s, wk_tensor *
     wk_gpu_layout lso = wk_gpu_layout_make(dm, s->shape, s->st[IX_DATA]);
     int64_t xk = s->st[IX_X][dm], ik = s->st[IX_IDS][dm], sk = s->st[IX_DATA][dm];
     int64_t lines = wk_numel(dm, s->shape), K = s->shape[dm];
-    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_word(d);
+    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_record(d);
     const void *pi = wk_tensor_data(ids), *ps = wk_tensor_data(src);
     unsigned threads = K >= 2048 || size >= 2048 ? 512 : K >= 512 || size >= 512 ? 256 : 128;
     char name[64];
@@ -209,7 +209,7 @@ static wk_status index_add_rows(wk_gpu_dev *d, const ix_rows *r, wk_tensor *x, i
                                 const wk_tensor *src, int code)
 {
     const int64_t es = (int64_t)wk_dtype_size(x->dtype);
-    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_word(d);
+    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_record(d);
     const void *pi = wk_tensor_data(ids), *ps = wk_tensor_data(src);
     int64_t V = es < 4 ? 4 / es : 1;
     if (V > 1 && (r->inner % V != 0 || r->xo % V != 0 || r->xk % V != 0 || (uintptr_t)px % 4 != 0))
@@ -233,7 +233,7 @@ static wk_status scatter_general(wk_gpu_dev *d, const ix_space *s, wk_tensor *x,
 {
     wk_gpu_layout lx = space_layout(s, IX_X), li = space_layout(s, IX_IDS), ls = space_layout(s, IX_DATA);
     int64_t xk = s->st[IX_X][s->dim], n = space_numel(s);
-    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_word(d);
+    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_record(d);
     const void *pi = wk_tensor_data(ids), *ps = wk_tensor_data(src);
     char name[64];
     snprintf(name, sizeof name, "index_scatter%s_%s_%s", add ? "_add" : "", wk_gpu_sfx(x->dtype),

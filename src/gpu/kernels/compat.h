@@ -19,15 +19,22 @@
 
 /* The warp (NVIDIA, 32) or wavefront (AMD, 64 on CDNA, 32 on RDNA) width. WK_WARP_SIZE is the built-in
  * warpSize of both vendors. WK_HW_WARP is the same width as a compile-time constant of the device pass: 32 on
- * NVIDIA; on AMD the width the target is compiled for (__AMDGCN_WAVEFRONT_SIZE: 64 on gfx9, 32 on gfx10+ in
- * its default wave32 mode). Kernels whose logic depends on the width take it as a template parameter (see
- * WK_WIDTHS in common.cuh), so each build knows it when it compiles them. */
+ * NVIDIA; on AMD the width the target is compiled for. Kernels whose logic depends on the width take it as a
+ * template parameter (see WK_WIDTHS in common.cuh), so each build knows it when it compiles them.
+ * On AMD, clang gives it as __AMDGCN_WAVEFRONT_SIZE, deprecated since ROCm 6.3 and removed in newer clang
+ * (llvm-project PR 157463); without it the width follows the target's generation, as AMD advises: gfx9 runs
+ * wave64, gfx10 and later wave32 (HIP's default there). The device checks the result when it opens
+ * (backend.c, probe.cu), so a build whose guess is wrong, or made with -mwavefrontsize64, fails loudly. */
 #define WK_WARP_SIZE warpSize
 #if defined(__HIPCC__)
 #if defined(__AMDGCN_WAVEFRONT_SIZE)
 #define WK_HW_WARP __AMDGCN_WAVEFRONT_SIZE
+#elif defined(__HIP_DEVICE_COMPILE__) && defined(__GFX9__)
+#define WK_HW_WARP 64
+#elif defined(__HIP_DEVICE_COMPILE__)
+#define WK_HW_WARP 32
 #else
-#define WK_HW_WARP 64 /* the host pass, which compiles no device code */
+#define WK_HW_WARP 64 /* the host pass, which compiles no kernel body */
 #endif
 #else
 #define WK_HW_WARP 32
@@ -37,29 +44,19 @@
  * thread or per warp are sized from it. */
 #define WK_MAX_BLOCK 1024
 
-/* Shuffles across the whole warp/wavefront (all lanes active). HIP's __shfl_* take the width as a third
- * argument, here the full wavefront (64 lanes on gfx9, 32 on gfx10+ in wave32), so a delta or mask below
- * the width never leaves it; a source lane out of range gives the caller's own value, as on CUDA. HIP has
- * no mask argument: a wavefront always executes its active lanes together, and every caller runs these
- * with all lanes of the warp active, so the full-mask _sync forms on CUDA mean the same. 64-bit and f64
- * values are moved as two 32-bit halves by both vendors' overloads. */
+/* The xor shuffle across the whole warp/wavefront (all lanes active): lane i gets lane (i ^ mask)'s v.
+ * HIP's __shfl_xor takes the width as a third argument, here the full wavefront (64 lanes on gfx9, 32 on
+ * gfx10+ in wave32), so a mask below the width never leaves it. HIP has no lane mask: a wavefront always
+ * executes its active lanes together, and every caller runs this with all lanes of the warp active, so
+ * CUDA's full-mask _sync form means the same. 64-bit and f64 values are moved as two 32-bit halves by both
+ * vendors' overloads. */
 #if defined(__HIPCC__)
-template <class T> __device__ __forceinline__ T wk_shfl_down(T v, int delta)
-{
-    return __shfl_down(v, (unsigned)delta, WK_WARP_SIZE);
-}
 template <class T> __device__ __forceinline__ T wk_shfl_xor(T v, int mask) { return __shfl_xor(v, mask, WK_WARP_SIZE); }
-template <class T> __device__ __forceinline__ T wk_shfl(T v, int lane) { return __shfl(v, lane, WK_WARP_SIZE); }
 #else
-template <class T> __device__ __forceinline__ T wk_shfl_down(T v, int delta)
-{
-    return __shfl_down_sync(0xffffffffu, v, delta);
-}
 template <class T> __device__ __forceinline__ T wk_shfl_xor(T v, int mask)
 {
     return __shfl_xor_sync(0xffffffffu, v, mask);
 }
-template <class T> __device__ __forceinline__ T wk_shfl(T v, int lane) { return __shfl_sync(0xffffffffu, v, lane); }
 #endif
 
 /* WK_LAUNCH_BOUNDS(threads, blocks): at most `threads` per block, and registers kept low enough that

@@ -19,7 +19,7 @@
 __device__ __forceinline__ bool ix_ok(int64_t v, int64_t size) { return (uint64_t)v < (uint64_t)size; }
 
 /* Records a bad index in the fault record (layout.h): the thread whose code lands first also leaves its
- * value, for the error message to name (as the CPU's does). */
+ * value for the error message. With several bad indices, which one is named depends on that race. */
 __device__ __forceinline__ void ix_fault(int *fault, int code, int64_t value)
 {
     if (atomicCAS(fault, 0, code) == 0)

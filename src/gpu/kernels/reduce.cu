@@ -168,7 +168,7 @@ __device__ typename Op::acc red_run(const T *__restrict__ p, int64_t n, int64_t 
  * The reduced elements of output o are nq runs (the outer reduced dims, layout Q) of L elements, stride rs;
  * each run may be cut into `splits` pieces. Item t = (o * nq + q) * splits + piece. With one item per output
  * the group stores the result; otherwise part[t] takes the item's partial for reduce_finish.
- * G <= warp width: blockDim.x / G groups per block; G > warp width: G == blockDim.x. */
+ * G <= LW (the logical warp width): blockDim.x / G groups per block; G > LW: G == blockDim.x. */
 template <int LW, class T, class Op>
 __device__ void red_rows(const T *__restrict__ x, const wk_gpu_layout &K, const wk_gpu_layout &Q, int64_t nq,
                          int64_t L, int64_t rs, int64_t splits, int64_t nitems, int G, typename Op::acc *part,
