@@ -2,6 +2,7 @@
  * holds each row in registers, or a block reads a row once per pass when it is too long (kernels/norm.cu). */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gpu/gpu.h"
 
@@ -62,8 +63,11 @@ static wk_status norm_run(const char *kind, const wk_tensor *x, const wk_tensor 
     }
 
     /* G lanes a row, NV 16-byte slots a lane: the fewest lanes that hold the row in at most nvmax slots each
-     * (16 f32 or 8 f64 values); longer rows: a 1024-thread block each, reading the row once per pass */
-    int nvmax = es == 2 ? 2 : 4;
+     * (16 f32, 8 f64 or 32 f16/bf16 values); longer rows: a 1024-thread block each, reading the row once per
+     * pass. f16/bf16 norms take at most 2 slots: on the H100, 4 took bf16 softmax 32768x4096 from 0.28 to
+     * 0.20 ms but made layer_norm 2% slower (bench/results/gpu-h100-2026-11-21-wave64.md); rms_norm follows
+     * layer_norm, unmeasured. */
+    int nvmax = es == 2 && strcmp(kind, "softmax") != 0 ? 2 : 4;
     int64_t units = cdiv(n, VW);
     int G = pow2_at_least(cdiv(units, nvmax), 1024);
     int64_t nv = cdiv(units, G);

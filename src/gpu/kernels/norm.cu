@@ -413,14 +413,14 @@ __device__ void nm_long(const T *__restrict__ x, const wk_gpu_layout &rows, int6
     }
 #define NM_REG(kname, KIND, NV, sfx, T) WK_WIDTHS(NM_REG_W, kname, KIND, NV, sfx, T)
 #define NM_LONG(kname, KIND, sfx, T) WK_WIDTHS(NM_LONG_W, kname, KIND, sfx, T)
-/* NV up to 2 for f16/bf16 and 4 for f32 (16 f32 values a lane), 4 for f64 (8 f64 values) */
+/* NV up to 4 (16 f32, 8 f64 or 32 f16/bf16 values a lane), except rms and layer norms of f16/bf16: 2 (norm.c) */
 #define NM_SET(kname, KIND, sfx, T, NV4)                                                                               \
     NM_REG(kname, KIND, 1, sfx, T) NM_REG(kname, KIND, 2, sfx, T) NV4(NM_REG(kname, KIND, 4, sfx, T))                  \
     NM_LONG(kname, KIND, sfx, T)
 #define NM_YES(x) x
 #define NM_NO(x)
 #define NM_KINDS(sfx, T, NV4)                                                                                          \
-    NM_SET(softmax, NM_SOFTMAX, sfx, T, NV4) NM_SET(rms, NM_RMS, sfx, T, NV4) NM_SET(layer, NM_LAYER, sfx, T, NV4)
+    NM_SET(softmax, NM_SOFTMAX, sfx, T, NM_YES) NM_SET(rms, NM_RMS, sfx, T, NV4) NM_SET(layer, NM_LAYER, sfx, T, NV4)
 NM_KINDS(f16, wk_f16, NM_NO)
 NM_KINDS(bf16, wk_bf16, NM_NO)
 NM_KINDS(f32, float, NM_YES)
