@@ -150,7 +150,8 @@ static wk_status cuda_alloc_async(int ordinal, wk_gpu_handle stream, size_t byte
     if (r != WK_CUDA_SUCCESS) {
         char buf[256];
         return wk_error(r == WK_CUDA_ERROR_OUT_OF_MEMORY ? WK_ERR_OUT_OF_MEMORY : WK_ERR_BACKEND,
-                        "alloc: %zu bytes on cuda:%d: cuMemAllocAsync: %s", bytes, ordinal, cuda_text(r, buf, sizeof buf));
+                        "alloc: %zu bytes on cuda:%d: cuMemAllocAsync: %s", bytes, ordinal,
+                        cuda_text(r, buf, sizeof buf));
     }
     *ptr = (void *)(uintptr_t)p;
     return WK_OK;

@@ -1,7 +1,6 @@
 /* cuda_blas.c: gpu.h's BLAS table on NVIDIA through cuBLAS, loaded with dlopen on first use (never linked):
  * one handle per device bound to the device's stream, and the row-major GEMM mapped onto column-major cuBLAS. */
 #include <dlfcn.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -120,8 +119,6 @@ static wk_cublasHandle_t handle_of(wk_gpu_dev *d, const char **why)
     return h;
 }
 
-static bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
-
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: a row-major matrix read column-major is
  * its transpose, so B goes first with its own flag, then A, with m and n swapped. */
 static wk_status cuda_gemm(wk_gpu_dev *d, const wk_gpu_gemm *g)
@@ -153,8 +150,8 @@ static wk_status cuda_gemm(wk_gpu_dev *d, const wk_gpu_gemm *g)
 
     const char *call;
     wk_cublasStatus_t st;
-    if (fits_int(g->m) && fits_int(g->n) && fits_int(g->k) && fits_int(g->lda) && fits_int(g->ldb) &&
-        fits_int(g->ldc) && fits_int(g->batch)) {
+    if (wk_gpu_fits_int(g->m) && wk_gpu_fits_int(g->n) && wk_gpu_fits_int(g->k) && wk_gpu_fits_int(g->lda) &&
+        wk_gpu_fits_int(g->ldb) && wk_gpu_fits_int(g->ldc) && wk_gpu_fits_int(g->batch)) {
         call = "cublasGemmStridedBatchedEx";
         st = cublas.gemm(h, op_a, op_b, (int)g->n, (int)g->m, (int)g->k, alpha, g->b, type, (int)g->ldb,
                          (long long)g->stride_b, g->a, type, (int)g->lda, (long long)g->stride_a, beta, g->c, type,

@@ -2,7 +2,6 @@
  * use: conv as ConvolutionForward, conv_transpose as ConvolutionBackwardData, 1-D as 2-D with H = 1; f16/bf16
  * run on channels-last copies (cuDNN's fast tensor-core kernels want them). */
 #include <dlfcn.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,7 +13,6 @@
 #include "gpu/runtime.h"
 
 #define CONV_PLANS 128 /* cached algorithm choices, replaced round-robin */
-#define CONV_CANDIDATES 4
 #define FIND_WORKSPACE_CAP ((size_t)256 << 20) /* the most workspace the trial runs may use */
 #define FIND_WORKSPACE_MIN ((size_t)1 << 20)   /* below this, retry the trial runs with none */
 
@@ -175,25 +173,20 @@ static int ready(wk_gpu_dev *d, const char **why)
 /* ---------------------------------------------------------------- algorithm choice, cached per shape */
 /* All ints, zero-initialised before filling, so keys compare with memcmp. */
 typedef struct conv_key {
-    int ord, dtype, transposed, groups;
+    int ord, dtype, transposed;
     int layout; /* 0: NCHW tensors and KCRS filter; 1: NHWC and KRSC */
-    int xdim[4], xstride[4], ydim[4], wdim[4];
-    int pad[2], stride[2], dil[2];
+    int xstride[4];
+    wk_gpu_conv_shape shape;
 } conv_key;
-
-typedef struct conv_algo {
-    int algo, math;
-    size_t workspace;
-} conv_algo;
 
 typedef struct conv_plan {
     conv_key key;
     int n; /* candidates in preference order; 0: cuDNN cannot run this case */
-    conv_algo cand[CONV_CANDIDATES];
+    wk_gpu_conv_algo cand[WK_GPU_CONV_CANDIDATES];
 } conv_plan;
 
 WK_GPU_PLAN_CACHE(plans, conv_plan, CONV_PLANS);
-_Static_assert(offsetof(conv_plan, key) == 0, "a plan starts with its key (plan_cache.c)");
+_Static_assert(offsetof(conv_plan, key) == 0, "a plan starts with its key (dnn_conv.c)");
 
 /* One call's cuDNN state: descriptors, sizes, and the operands' device addresses. */
 typedef struct conv_call {
@@ -249,7 +242,7 @@ static int base_math(const conv_call *c)
  * least `memory`, what the ranking reported). */
 static void add_candidate(conv_call *c, conv_plan *p, int algo, int math, size_t memory)
 {
-    if (p->n >= CONV_CANDIDATES || !math_allowed(c, math))
+    if (p->n >= WK_GPU_CONV_CANDIDATES || !math_allowed(c, math))
         return;
     if (c->dt == WK_F32)
         math = WK_CUDNN_FMA_MATH;
@@ -264,7 +257,7 @@ static void add_candidate(conv_call *c, conv_plan *p, int algo, int math, size_t
                                         : cudnn.fwd_workspace(c->h, c->xdesc, c->wdesc, c->cdesc, c->ydesc,
                                                               (wk_cudnnConvolutionFwdAlgo_t)algo, &ws);
     if (st == WK_CUDNN_STATUS_SUCCESS)
-        p->cand[p->n++] = (conv_algo){.algo = algo, .math = math, .workspace = ws > memory ? ws : memory};
+        p->cand[p->n++] = (wk_gpu_conv_algo){.algo = algo, .math = math, .workspace = ws > memory ? ws : memory};
 }
 
 /* One timed algorithm: its best time over the rounds of find(). */
@@ -390,71 +383,34 @@ static wk_status choose(conv_call *c, conv_plan *p)
     return WK_OK;
 }
 
-/* Queues the convolution with the plan's first candidate that runs. A candidate cuDNN turns down at run
- * time is dropped from the plan (*changed); one whose workspace cannot be had is skipped this time only.
- * WK_ERR_UNSUPPORTED when none is left. */
-static wk_status execute(conv_call *c, conv_plan *p, bool *changed)
+/* One candidate of the plan (wk_gpu_conv_run_candidates): its math mode, then the convolution. */
+static wk_status run_algo(void *ctx, const wk_gpu_conv_algo *a, void *ws)
 {
+    conv_call *c = ctx;
     const float one_f = 1.0f, zero_f = 0.0f;
     const double one_d = 1.0, zero_d = 0.0;
     const void *one = c->dt == WK_F64 ? (const void *)&one_d : (const void *)&one_f;
     const void *zero = c->dt == WK_F64 ? (const void *)&zero_d : (const void *)&zero_f;
-    size_t short_of = 0;
-    int i = 0;
-    while (i < p->n) {
-        const conv_algo a = p->cand[i];
-        wk_cudnnStatus_t st = cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)a.math);
-        if (st != WK_CUDNN_STATUS_SUCCESS)
-            return fail(c, "cudnnSetConvolutionMathType", st);
-        void *ws = NULL;
-        if (a.workspace > 0 && wk_gpu_malloc(c->d, a.workspace, &ws) != WK_OK) {
-            short_of = a.workspace;
-            i++;
-            continue;
-        }
-        if (c->transposed)
-            st = cudnn.backward_data(c->h, one, c->wdesc, c->w, c->xdesc, c->x, c->cdesc,
-                                     (wk_cudnnConvolutionBwdDataAlgo_t)a.algo, ws, a.workspace, zero, c->ydesc, c->y);
-        else
-            st = cudnn.forward(c->h, one, c->xdesc, c->x, c->wdesc, c->w, c->cdesc,
-                               (wk_cudnnConvolutionFwdAlgo_t)a.algo, ws, a.workspace, zero, c->ydesc, c->y);
-        if (ws)
-            wk_gpu_free(c->d, ws); /* stream-ordered: the queued convolution still uses it */
-        if (st == WK_CUDNN_STATUS_SUCCESS)
-            return WK_OK;
-        if (!not_supported(st))
-            return fail(c, c->transposed ? "cudnnConvolutionBackwardData" : "cudnnConvolutionForward", st);
-        memmove(&p->cand[i], &p->cand[i + 1], (size_t)(p->n - i - 1) * sizeof *p->cand);
-        p->n--;
-        *changed = true;
-    }
-    if (short_of)
-        return wk_error(WK_ERR_OUT_OF_MEMORY, "%s: no memory for cuDNN's %zu-byte workspace", c->op, short_of);
-    return wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN runs no algorithm for this case", c->op);
-}
-
-/* ---------------------------------------------------------------- the conv slot */
-static bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
-
-/* Packed copy of t on its device (released by the caller after queueing). */
-static wk_status packed(const wk_tensor *t, wk_tensor **out)
-{
-    wk_tensor *tmp = NULL;
-    WK_TRY(wk_tensor_alloc(t->storage->device, t->dtype, t->rank, t->shape, &tmp));
-    wk_status s = wk_gpu_copy(t, tmp);
-    if (s != WK_OK) {
-        wk_tensor_release(tmp);
-        return s;
-    }
-    *out = tmp;
+    wk_cudnnStatus_t st = cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)a->math);
+    if (st != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, "cudnnSetConvolutionMathType", st);
+    if (c->transposed)
+        st = cudnn.backward_data(c->h, one, c->wdesc, c->w, c->xdesc, c->x, c->cdesc,
+                                 (wk_cudnnConvolutionBwdDataAlgo_t)a->algo, ws, a->workspace, zero, c->ydesc, c->y);
+    else
+        st = cudnn.forward(c->h, one, c->xdesc, c->x, c->wdesc, c->w, c->cdesc, (wk_cudnnConvolutionFwdAlgo_t)a->algo,
+                           ws, a->workspace, zero, c->ydesc, c->y);
+    if (st != WK_CUDNN_STATUS_SUCCESS)
+        return fail(c, c->transposed ? "cudnnConvolutionBackwardData" : "cudnnConvolutionForward", st);
     return WK_OK;
 }
 
+/* ---------------------------------------------------------------- the conv slot */
 /* Runs the case with x described by xstride: plan (cached), then execute. WK_ERR_UNSUPPORTED when cuDNN
  * cannot take x laid out so. */
 static wk_status attempt(conv_call *c, const int xstride[4])
 {
-    wk_cudnnStatus_t st = cudnn.set_tensor(c->xdesc, c->data, 4, c->key.xdim, xstride);
+    wk_cudnnStatus_t st = cudnn.set_tensor(c->xdesc, c->data, 4, c->key.shape.xdim, xstride);
     if (st != WK_CUDNN_STATUS_SUCCESS)
         return wk_error(WK_ERR_UNSUPPORTED, "%s: cudnnSetTensorNdDescriptor refused x's layout: %s", c->op,
                         status_text(st));
@@ -465,7 +421,7 @@ static wk_status attempt(conv_call *c, const int xstride[4])
         WK_TRY(choose(c, &p));
         changed = true;
     }
-    wk_status s = p.n > 0 ? execute(c, &p, &changed)
+    wk_status s = p.n > 0 ? wk_gpu_conv_run_candidates(c->d, c->op, "cuDNN", p.cand, &p.n, run_algo, c, &changed)
                           : wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN has no algorithm for this case", c->op);
     if (changed)
         wk_gpu_plan_store(&plans, &p);
@@ -484,24 +440,13 @@ static wk_status describe(conv_call *c)
         return fail(c, "cudnnCreateFilterDescriptor", st);
     if ((st = cudnn.create_conv(&c->cdesc)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnCreateConvolutionDescriptor", st);
-    if ((st = cudnn.set_conv(c->cdesc, 2, c->key.pad, c->key.stride, c->key.dil, WK_CUDNN_CROSS_CORRELATION,
-                             c->compute)) != WK_CUDNN_STATUS_SUCCESS)
+    const wk_gpu_conv_shape *sh = &c->key.shape;
+    if ((st = cudnn.set_conv(c->cdesc, 2, sh->pad, sh->stride, sh->dil, WK_CUDNN_CROSS_CORRELATION, c->compute)) !=
+        WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnSetConvolutionNdDescriptor", st);
-    if ((st = cudnn.set_groups(c->cdesc, c->key.groups)) != WK_CUDNN_STATUS_SUCCESS)
+    if ((st = cudnn.set_groups(c->cdesc, sh->groups)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnSetConvolutionGroupCount", st);
     return WK_OK;
-}
-
-/* Packed strides of a 4-D (N, C, H, W) tensor: row-major NCHW, or NHWC (channels innermost). */
-static void packed_strides(const int dim[4], bool nhwc, int stride[4])
-{
-    if (nhwc) {
-        stride[1] = 1, stride[3] = dim[1], stride[2] = dim[3] * dim[1], stride[0] = dim[2] * stride[2];
-        return;
-    }
-    stride[3] = 1;
-    for (int i = 2; i >= 0; i--)
-        stride[i] = stride[i + 1] * dim[i + 1];
 }
 
 /* Sets y's and the filter's descriptors for the layout: packed NCHW and KCRS, or packed NHWC and KRSC. The
@@ -509,12 +454,12 @@ static void packed_strides(const int dim[4], bool nhwc, int stride[4])
 static wk_status set_layout(conv_call *c, bool nhwc, wk_cudnnTensorDescriptor_t ydesc)
 {
     int ystride[4];
-    packed_strides(c->key.ydim, nhwc, ystride);
+    wk_gpu_packed_strides(c->key.shape.ydim, nhwc, ystride);
     wk_cudnnStatus_t st;
-    if ((st = cudnn.set_tensor(ydesc, c->data, 4, c->key.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS)
+    if ((st = cudnn.set_tensor(ydesc, c->data, 4, c->key.shape.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnSetTensorNdDescriptor", st);
     if ((st = cudnn.set_filter(c->wdesc, c->data, nhwc ? WK_CUDNN_TENSOR_NHWC : WK_CUDNN_TENSOR_NCHW, 4,
-                               c->key.wdim)) != WK_CUDNN_STATUS_SUCCESS)
+                               c->key.shape.wdim)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnSetFilterNdDescriptor", st);
     return WK_OK;
 }
@@ -579,7 +524,7 @@ static wk_status run_nchw(conv_call *c, const wk_tensor *x, const wk_tensor *w, 
     c->key.layout = 0;
     wk_status s = set_layout(c, false, c->ydesc);
     /* The filter descriptor has no strides: w must be packed. */
-    if (s != WK_OK || (!wk_tensor_is_contiguous(w) && (s = packed(w, &wp)) != WK_OK))
+    if (s != WK_OK || (!wk_tensor_is_contiguous(w) && (s = wk_gpu_packed(w, &wp)) != WK_OK))
         goto done;
     c->w = wk_tensor_data(wp ? wp : w);
     c->y = wk_tensor_data(out);
@@ -590,9 +535,9 @@ static wk_status run_nchw(conv_call *c, const wk_tensor *x, const wk_tensor *w, 
     }
     if (s != WK_OK && s != WK_ERR_OUT_OF_MEMORY) { /* x packed: the layout every algorithm takes */
         int pstride[4];
-        packed_strides(c->key.xdim, false, pstride);
+        wk_gpu_packed_strides(c->key.shape.xdim, false, pstride);
         if (!direct || memcmp(pstride, xstride, sizeof pstride) != 0) {
-            if ((s = packed(x, &xp)) != WK_OK)
+            if ((s = wk_gpu_packed(x, &xp)) != WK_OK)
                 goto done;
             c->x = wk_tensor_data(xp);
             s = attempt(c, pstride);
@@ -610,7 +555,7 @@ done:
 static wk_status run_nhwc(conv_call *c, const wk_tensor *x, const wk_tensor *w, wk_tensor *out, bool *fallback)
 {
     int pstride[4];
-    packed_strides(c->key.xdim, true, pstride);
+    wk_gpu_packed_strides(c->key.shape.xdim, true, pstride);
     c->key.layout = 1;
     *fallback = false;
     conv_plan known = {.key = c->key};
@@ -645,7 +590,7 @@ done:
  * NHWC kernels are not sure to take them. */
 static bool wants_nhwc(const conv_call *c)
 {
-    if ((c->dt != WK_F16 && c->dt != WK_BF16) || c->key.groups != 1)
+    if ((c->dt != WK_F16 && c->dt != WK_BF16) || c->key.shape.groups != 1)
         return false;
     const char *v = getenv("WICK_CUDNN_LAYOUT");
     return v && strcmp(v, "nhwc") == 0;
@@ -672,14 +617,14 @@ static wk_status conv_locked(conv_call *c, int ord, const wk_tensor *x, const wk
         goto done;
 
     /* bias (O) broadcast over (N, O, H, W) in out (packed NCHW): one more pass, in cuDNN's own kernel */
-    int o = c->key.ydim[1], bdim[4] = {1, o, 1, 1}, bstride[4] = {o, 1, 1, 1}, ystride[4];
-    if (o > 1 && bias->strides[0] != 1 && (s = packed(bias, &bp)) != WK_OK)
+    int o = c->key.shape.ydim[1], bdim[4] = {1, o, 1, 1}, bstride[4] = {o, 1, 1, 1}, ystride[4];
+    if (o > 1 && bias->strides[0] != 1 && (s = wk_gpu_packed(bias, &bp)) != WK_OK)
         goto done;
     const float one_f = 1.0f;
     const double one_d = 1.0;
     const void *one = c->dt == WK_F64 ? (const void *)&one_d : (const void *)&one_f;
-    packed_strides(c->key.ydim, false, ystride);
-    if ((st = cudnn.set_tensor(c->ydesc, c->data, 4, c->key.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS ||
+    wk_gpu_packed_strides(c->key.shape.ydim, false, ystride);
+    if ((st = cudnn.set_tensor(c->ydesc, c->data, 4, c->key.shape.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS ||
         (st = cudnn.set_tensor(c->bdesc, c->data, 4, bdim, bstride)) != WK_CUDNN_STATUS_SUCCESS)
         s = fail(c, "cudnnSetTensorNdDescriptor", st);
     else if ((st = cudnn.add_tensor(c->h, one, c->bdesc, wk_tensor_data(bp ? bp : bias), one, c->ydesc,
@@ -721,39 +666,13 @@ static wk_status cuda_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w
     if (bias && atomic_load(&bias_refused[x->dtype]))
         return wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN adds no %s bias", op, wk_dtype_name(x->dtype));
 
-    /* 4-D NCHW geometry; a 1-D convolution is a 2-D one with H = 1 (p's axis 0 becomes W). */
-    int64_t xd[4], xs[4], yd[4], wd[4], pad[2] = {0, 0}, str[2] = {1, 1}, dil[2] = {1, 1};
-    for (int i = 0; i < 2; i++) {
-        xd[i] = x->shape[i], xs[i] = x->strides[i], yd[i] = out->shape[i], wd[i] = w->shape[i];
-    }
-    if (spatial == 1) {
-        xd[2] = yd[2] = wd[2] = 1, xs[2] = 0;
-        xd[3] = x->shape[2], xs[3] = x->strides[2], yd[3] = out->shape[2], wd[3] = w->shape[2];
-        pad[1] = p->padding[0], str[1] = p->stride[0], dil[1] = p->dilation[0];
-    } else {
-        for (int i = 2; i < 4; i++)
-            xd[i] = x->shape[i], xs[i] = x->strides[i], yd[i] = out->shape[i], wd[i] = w->shape[i];
-        for (int i = 0; i < 2; i++)
-            pad[i] = p->padding[i], str[i] = p->stride[i], dil[i] = p->dilation[i];
-    }
-    /* cuDNN derives dy's size from dx's by the forward rule, which gives x's size back only while
-     * output_padding < stride (output_padding up to the dilation is PyTorch's, not cuDNN's). */
-    for (int ax = 0; transposed && ax < spatial; ax++)
-        if (p->output_padding[ax] >= p->stride[ax])
-            return wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN needs output_padding < stride", op);
-
-    /* cuDNN's sizes are ints and a tensor holds fewer than 2^31 elements, padding between dims included. */
-    bool ok = fits_int(p->groups) && fits_int(wk_tensor_numel(x)) && fits_int(wk_tensor_numel(w)) &&
-              fits_int(wk_tensor_numel(out));
-    for (int i = 0; i < 4; i++)
-        ok = ok && fits_int(xd[i]) && fits_int(yd[i]) && fits_int(wd[i]);
-    for (int i = 0; i < 2; i++)
-        ok = ok && fits_int(pad[i]) && fits_int(str[i]) && fits_int(dil[i]);
-    if (!ok)
-        return wk_error(WK_ERR_UNSUPPORTED, "%s: sizes beyond cuDNN's 32-bit range", op);
+    wk_gpu_conv_geom g;
+    WK_TRY(wk_gpu_conv_geometry(op, "cuDNN", x, w, out, p, spatial, transposed, &g));
 
     /* x as it lies when it can be described: a size-1 dim's stride is free, and is set to what a packed
      * layout in x's memory order (NCHW, or NHWC when channels are innermost) would have. */
+    const int *xd = g.shape.xdim;
+    const int64_t *xs = g.xstride;
     bool nhwc = xd[1] > 1;
     for (int i = 2; i < 4; i++)
         nhwc = nhwc && (xd[i] == 1 || xs[1] < xs[i]);
@@ -767,19 +686,15 @@ static wk_status cuda_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w
         int64_t s = xd[i] == 1 ? z : xs[i];
         z = xd[i] * s;
         extent += (xd[i] - 1) * s;
-        direct = direct && fits_int(s) && s >= 1;
+        direct = direct && wk_gpu_fits_int(s) && s >= 1;
         xstride[i] = direct ? (int)s : 0;
     }
-    direct = direct && fits_int(extent);
+    direct = direct && wk_gpu_fits_int(extent);
 
     c.key.ord = -1;
     c.key.dtype = (int)x->dtype;
     c.key.transposed = transposed;
-    c.key.groups = (int)p->groups;
-    for (int i = 0; i < 4; i++)
-        c.key.xdim[i] = (int)xd[i], c.key.ydim[i] = (int)yd[i], c.key.wdim[i] = (int)wd[i];
-    for (int i = 0; i < 2; i++)
-        c.key.pad[i] = (int)pad[i], c.key.stride[i] = (int)str[i], c.key.dil[i] = (int)dil[i];
+    c.key.shape = g.shape;
 
     const char *why = NULL;
     int ord = ready(d, &why);

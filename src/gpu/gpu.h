@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "gpu/layout.h"
 
+#include <limits.h>
 #include <pthread.h>
 
 typedef struct wk_gpu_runtime wk_gpu_runtime; /* gpu/runtime.h: the vendor's driver table */
@@ -96,8 +97,51 @@ typedef struct wk_gpu_dnn {
  * (conv.c; for the BLAS and DNN paths that leave the bias to wick). */
 wk_status wk_gpu_add_bias(const wk_tensor *bias, wk_tensor *out);
 
-/* Algorithm choices of a DNN library per shape (plan_cache.c). A plan type starts with its key, which is
- * compared bytewise (zero it whole before filling it). Declare one with WK_GPU_PLAN_CACHE. */
+/* ---- what the DNN libraries' convolution paths (cuda_dnn.c, miopen.c) share: dnn_conv.c */
+/* Sizes a vendor library takes as int. */
+static inline bool wk_gpu_fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+/* A convolution as the libraries see it: 4-D NCHW, a 1-D one being 2-D with H = 1 (its axis 0 becomes W).
+ * All ints, so that a plan key holding it compares bytewise. */
+typedef struct wk_gpu_conv_shape {
+    int xdim[4], ydim[4], wdim[4], pad[2], stride[2], dil[2], groups;
+} wk_gpu_conv_shape;
+/* The shape, and x's strides in its dims (0 for a 1-D one's H). */
+typedef struct wk_gpu_conv_geom {
+    wk_gpu_conv_shape shape;
+    int64_t xstride[4];
+} wk_gpu_conv_geom;
+/* Fills g from the conv slot's arguments. WK_ERR_UNSUPPORTED naming `lib` when no library of that kind takes
+ * the case: a transposed convolution with output_padding >= stride (they derive dy's size from dx's by the
+ * forward rule, which gives x's size back only below the stride), or sizes beyond int (their sizes are ints,
+ * their tensors hold fewer than 2^31 elements). */
+wk_status wk_gpu_conv_geometry(const char *op, const char *lib, const wk_tensor *x, const wk_tensor *w,
+                               const wk_tensor *out, const wk_conv_params *p, int spatial, bool transposed,
+                               wk_gpu_conv_geom *g);
+
+/* Packed strides of a 4-D (N, C, H, W) tensor: row-major NCHW, or NHWC (channels innermost). */
+void wk_gpu_packed_strides(const int dim[4], bool nhwc, int stride[4]);
+
+/* A packed copy of t on its device (wick's copy kernel, stream-ordered); the caller releases it. */
+wk_status wk_gpu_packed(const wk_tensor *t, wk_tensor **out);
+
+/* One algorithm a library offered for a shape: its id, math mode (cuDNN's; 0 elsewhere) and workspace. */
+#define WK_GPU_CONV_CANDIDATES 4
+typedef struct wk_gpu_conv_algo {
+    int algo, math;
+    size_t workspace;
+} wk_gpu_conv_algo;
+/* Queues the convolution with the first of cand[0 .. *n) that runs: run(ctx, a, ws) with a's workspace
+ * allocated (freed stream-ordered once queued). A candidate run() answers WK_ERR_UNSUPPORTED is dropped from
+ * the list (*changed set, so the caller stores the plan); one whose workspace cannot be had is skipped this
+ * time only; any other failure is returned. None left: WK_ERR_OUT_OF_MEMORY when a workspace was short, else
+ * WK_ERR_UNSUPPORTED, naming op and lib. */
+wk_status wk_gpu_conv_run_candidates(wk_gpu_dev *d, const char *op, const char *lib, wk_gpu_conv_algo *cand, int *n,
+                                     wk_status (*run)(void *ctx, const wk_gpu_conv_algo *a, void *ws), void *ctx,
+                                     bool *changed);
+
+/* Algorithm choices of a DNN library per shape. A plan type starts with its key, which is compared bytewise
+ * (zero it whole before filling it). Declare one with WK_GPU_PLAN_CACHE. */
 typedef struct wk_gpu_plan_cache {
     pthread_mutex_t lock;
     void *slots;

@@ -2,7 +2,6 @@
  * miopenConvolutionForward, conv_transpose as miopenConvolutionBackwardData, 1-D as 2-D with H = 1, on packed
  * NCHW tensors; the algorithm found once per shape and cached. Bias is added by wick's own kernel. */
 #include <dlfcn.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -15,7 +14,6 @@
  * by compiling against it: MIOpen has no Debian package, and no AMD GPU was reachable. */
 
 #define CONV_PLANS 128 /* cached algorithm choices, replaced round-robin */
-#define CONV_CANDIDATES 4
 #define FIND_WORKSPACE_CAP ((size_t)256 << 20) /* the most workspace the find step may use */
 #define FIND_WORKSPACE_MIN ((size_t)1 << 20)   /* below this, find with none */
 
@@ -165,24 +163,18 @@ static int ready(wk_gpu_dev *d, const char **why)
 /* All ints, zero-initialised before filling, so keys compare with memcmp. Every tensor is packed NCHW, so the
  * dims say everything. */
 typedef struct conv_key {
-    int ord, dtype, transposed, groups;
-    int xdim[4], ydim[4], wdim[4];
-    int pad[2], stride[2], dil[2];
+    int ord, dtype, transposed;
+    wk_gpu_conv_shape shape;
 } conv_key;
-
-typedef struct conv_algo {
-    int algo;
-    size_t workspace;
-} conv_algo;
 
 typedef struct conv_plan {
     conv_key key;
     int n; /* candidates, fastest first; 0: MIOpen cannot run this case */
-    conv_algo cand[CONV_CANDIDATES];
+    wk_gpu_conv_algo cand[WK_GPU_CONV_CANDIDATES];
 } conv_plan;
 
 WK_GPU_PLAN_CACHE(plans, conv_plan, CONV_PLANS);
-_Static_assert(offsetof(conv_plan, key) == 0, "a plan starts with its key (plan_cache.c)");
+_Static_assert(offsetof(conv_plan, key) == 0, "a plan starts with its key (dnn_conv.c)");
 
 /* One call's MIOpen state. For a transposed convolution x plays dy and y plays dx of the backward-data
  * problem whose forward filter is w (C_in, C_out / groups, kH, kW). */
@@ -238,15 +230,16 @@ static wk_status choose(conv_call *c, conv_plan *p)
         ws = NULL;
         workspace = workspace / 4 < FIND_WORKSPACE_MIN ? 0 : workspace / 4;
     }
-    wk_miopenConvAlgoPerf_t perf[CONV_CANDIDATES];
+    wk_miopenConvAlgoPerf_t perf[WK_GPU_CONV_CANDIDATES];
     memset(perf, 0, sizeof perf);
     int got = 0;
+    const int want_n = WK_GPU_CONV_CANDIDATES;
     if (c->transposed)
-        st = miopen.bwd_find(c->h, c->xdesc, c->x, c->wdesc, c->w, c->cdesc, c->ydesc, c->y, CONV_CANDIDATES, &got,
-                             perf, ws, workspace, false);
+        st = miopen.bwd_find(c->h, c->xdesc, c->x, c->wdesc, c->w, c->cdesc, c->ydesc, c->y, want_n, &got, perf, ws,
+                             workspace, false);
     else
-        st = miopen.fwd_find(c->h, c->xdesc, c->x, c->wdesc, c->w, c->cdesc, c->ydesc, c->y, CONV_CANDIDATES, &got,
-                             perf, ws, workspace, false);
+        st = miopen.fwd_find(c->h, c->xdesc, c->x, c->wdesc, c->w, c->cdesc, c->ydesc, c->y, want_n, &got, perf, ws,
+                             workspace, false);
     if (ws)
         wk_gpu_free(c->d, ws); /* stream-ordered: the trial runs still use it */
     if (refused_at_find(st))
@@ -255,109 +248,65 @@ static wk_status choose(conv_call *c, conv_plan *p)
         return fail(c, c->transposed ? "miopenFindConvolutionBackwardDataAlgorithm"
                                      : "miopenFindConvolutionForwardAlgorithm",
                     st);
-    for (int i = 0; i < got && i < CONV_CANDIDATES; i++) {
+    for (int i = 0; i < got && i < WK_GPU_CONV_CANDIDATES; i++) {
         int algo = (int)(c->transposed ? perf[i].bwd_data_algo : perf[i].fwd_algo);
         bool dup = false;
         for (int j = 0; j < p->n; j++)
             dup = dup || p->cand[j].algo == algo;
         if (!dup)
-            p->cand[p->n++] = (conv_algo){.algo = algo, .workspace = perf[i].memory};
+            p->cand[p->n++] = (wk_gpu_conv_algo){.algo = algo, .workspace = perf[i].memory};
     }
     return WK_OK;
 }
 
-/* Queues the convolution with the plan's first candidate that runs. A candidate MIOpen turns down at run time
- * is dropped from the plan (*changed); one whose workspace cannot be had is skipped this time only.
- * WK_ERR_UNSUPPORTED when none is left. */
-static wk_status execute(conv_call *c, conv_plan *p, bool *changed)
+/* One candidate of the plan (wk_gpu_conv_run_candidates). MIOpen reads alpha and beta as float for every data
+ * type but double (GetScalarDataType in convolutionocl.cpp), and its 2-D solvers take only alpha = 1,
+ * beta = 0. */
+static wk_status run_algo(void *ctx, const wk_gpu_conv_algo *a, void *ws)
 {
-    /* MIOpen reads alpha and beta as float for every data type but double (GetScalarDataType in
-     * convolutionocl.cpp), and its 2-D solvers take only alpha = 1, beta = 0. */
+    conv_call *c = ctx;
     const float one = 1.0f, zero = 0.0f;
-    size_t short_of = 0;
-    int i = 0;
-    while (i < p->n) {
-        const conv_algo a = p->cand[i];
-        void *ws = NULL;
-        if (a.workspace > 0 && wk_gpu_malloc(c->d, a.workspace, &ws) != WK_OK) {
-            short_of = a.workspace;
-            i++;
-            continue;
-        }
-        wk_miopenStatus_t st;
-        if (c->transposed)
-            st = miopen.backward_data(c->h, &one, c->xdesc, c->x, c->wdesc, c->w, c->cdesc,
-                                      (wk_miopenConvBwdDataAlgorithm_t)a.algo, &zero, c->ydesc, c->y, ws, a.workspace);
-        else
-            st = miopen.forward(c->h, &one, c->xdesc, c->x, c->wdesc, c->w, c->cdesc,
-                                (wk_miopenConvFwdAlgorithm_t)a.algo, &zero, c->ydesc, c->y, ws, a.workspace);
-        if (ws)
-            wk_gpu_free(c->d, ws); /* stream-ordered: the queued convolution still uses it */
-        if (st == WK_MIOPEN_STATUS_SUCCESS)
-            return WK_OK;
-        if (!not_supported(st))
-            return fail(c, c->transposed ? "miopenConvolutionBackwardData" : "miopenConvolutionForward", st);
-        memmove(&p->cand[i], &p->cand[i + 1], (size_t)(p->n - i - 1) * sizeof *p->cand);
-        p->n--;
-        *changed = true;
-    }
-    if (short_of)
-        return wk_error(WK_ERR_OUT_OF_MEMORY, "%s: no memory for MIOpen's %zu-byte workspace", c->op, short_of);
-    return wk_error(WK_ERR_UNSUPPORTED, "%s: MIOpen runs no algorithm for this case", c->op);
+    wk_miopenStatus_t st;
+    if (c->transposed)
+        st = miopen.backward_data(c->h, &one, c->xdesc, c->x, c->wdesc, c->w, c->cdesc,
+                                  (wk_miopenConvBwdDataAlgorithm_t)a->algo, &zero, c->ydesc, c->y, ws, a->workspace);
+    else
+        st = miopen.forward(c->h, &one, c->xdesc, c->x, c->wdesc, c->w, c->cdesc, (wk_miopenConvFwdAlgorithm_t)a->algo,
+                            &zero, c->ydesc, c->y, ws, a->workspace);
+    if (st != WK_MIOPEN_STATUS_SUCCESS)
+        return fail(c, c->transposed ? "miopenConvolutionBackwardData" : "miopenConvolutionForward", st);
+    return WK_OK;
 }
 
 /* ---------------------------------------------------------------- the conv slot */
-static bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
-
-/* Packed copy of t on its device (released by the caller after queueing). */
-static wk_status packed(const wk_tensor *t, wk_tensor **out)
-{
-    wk_tensor *tmp = NULL;
-    WK_TRY(wk_tensor_alloc(t->storage->device, t->dtype, t->rank, t->shape, &tmp));
-    wk_status s = wk_gpu_copy(t, tmp);
-    if (s != WK_OK) {
-        wk_tensor_release(tmp);
-        return s;
-    }
-    *out = tmp;
-    return WK_OK;
-}
-
-/* Packed strides of a 4-D row-major (N, C, H, W) tensor. */
-static void packed_strides(const int dim[4], int stride[4])
-{
-    stride[3] = 1;
-    for (int i = 2; i >= 0; i--)
-        stride[i] = stride[i + 1] * dim[i + 1];
-}
-
 /* Creates the call's descriptors: x, y and the filter as packed NCHW tensors (MIOpen describes filters with
  * tensor descriptors), the convolution as cross-correlation with its groups. */
 static wk_status describe(conv_call *c)
 {
     wk_miopenStatus_t st;
+    const wk_gpu_conv_shape *sh = &c->key.shape;
     int xs[4], ys[4], ws[4];
-    packed_strides(c->key.xdim, xs);
-    packed_strides(c->key.ydim, ys);
-    packed_strides(c->key.wdim, ws);
+    wk_gpu_packed_strides(sh->xdim, false, xs);
+    wk_gpu_packed_strides(sh->ydim, false, ys);
+    wk_gpu_packed_strides(sh->wdim, false, ws);
     if ((st = miopen.create_tensor(&c->xdesc)) != WK_MIOPEN_STATUS_SUCCESS ||
         (st = miopen.create_tensor(&c->ydesc)) != WK_MIOPEN_STATUS_SUCCESS ||
         (st = miopen.create_tensor(&c->wdesc)) != WK_MIOPEN_STATUS_SUCCESS)
         return fail(c, "miopenCreateTensorDescriptor", st);
-    if ((st = miopen.set_tensor(c->xdesc, c->data, 4, c->key.xdim, xs)) != WK_MIOPEN_STATUS_SUCCESS ||
-        (st = miopen.set_tensor(c->ydesc, c->data, 4, c->key.ydim, ys)) != WK_MIOPEN_STATUS_SUCCESS ||
-        (st = miopen.set_tensor(c->wdesc, c->data, 4, c->key.wdim, ws)) != WK_MIOPEN_STATUS_SUCCESS)
+    if ((st = miopen.set_tensor(c->xdesc, c->data, 4, sh->xdim, xs)) != WK_MIOPEN_STATUS_SUCCESS ||
+        (st = miopen.set_tensor(c->ydesc, c->data, 4, sh->ydim, ys)) != WK_MIOPEN_STATUS_SUCCESS ||
+        (st = miopen.set_tensor(c->wdesc, c->data, 4, sh->wdim, ws)) != WK_MIOPEN_STATUS_SUCCESS)
         return wk_error(WK_ERR_UNSUPPORTED, "%s: miopenSetTensorDescriptor refused the case: %s", c->op,
                         status_text(st));
     if ((st = miopen.create_conv(&c->cdesc)) != WK_MIOPEN_STATUS_SUCCESS)
         return fail(c, "miopenCreateConvolutionDescriptor", st);
-    if ((st = miopen.init_conv(c->cdesc, WK_MIOPEN_CONVOLUTION, c->key.pad[0], c->key.pad[1], c->key.stride[0],
-                               c->key.stride[1], c->key.dil[0], c->key.dil[1])) != WK_MIOPEN_STATUS_SUCCESS)
+    if ((st = miopen.init_conv(c->cdesc, WK_MIOPEN_CONVOLUTION, sh->pad[0], sh->pad[1], sh->stride[0], sh->stride[1],
+                               sh->dil[0], sh->dil[1])) != WK_MIOPEN_STATUS_SUCCESS)
         return st == WK_MIOPEN_STATUS_BAD_PARM
                    ? wk_error(WK_ERR_UNSUPPORTED, "%s: miopenInitConvolutionDescriptor refused the case: %s", c->op,
                               status_text(st))
                    : fail(c, "miopenInitConvolutionDescriptor", st);
-    if ((st = miopen.set_groups(c->cdesc, c->key.groups)) != WK_MIOPEN_STATUS_SUCCESS)
+    if ((st = miopen.set_groups(c->cdesc, sh->groups)) != WK_MIOPEN_STATUS_SUCCESS)
         return st == WK_MIOPEN_STATUS_BAD_PARM
                    ? wk_error(WK_ERR_UNSUPPORTED, "%s: miopenSetConvolutionGroupCount refused the case: %s", c->op,
                               status_text(st))
@@ -378,7 +327,7 @@ static wk_status conv_locked(conv_call *c, int ord, conv_plan *p)
         changed = s == WK_OK;
     }
     if (s == WK_OK)
-        s = p->n > 0 ? execute(c, p, &changed)
+        s = p->n > 0 ? wk_gpu_conv_run_candidates(c->d, c->op, "MIOpen", p->cand, &p->n, run_algo, c, &changed)
                      : wk_error(WK_ERR_UNSUPPORTED, "%s: MIOpen has no algorithm for this case", c->op);
     if (changed)
         wk_gpu_plan_store(&plans, p);
@@ -414,35 +363,8 @@ static wk_status rocm_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w
     if (!wk_tensor_is_contiguous(out))
         return wk_error(WK_ERR_UNSUPPORTED, "%s: MIOpen writes only a packed output", op);
 
-    /* 4-D NCHW geometry; a 1-D convolution is a 2-D one with H = 1 (p's axis 0 becomes W). */
-    int64_t xd[4], yd[4], wd[4], pad[2] = {0, 0}, str[2] = {1, 1}, dil[2] = {1, 1};
-    for (int i = 0; i < 2; i++)
-        xd[i] = x->shape[i], yd[i] = out->shape[i], wd[i] = w->shape[i];
-    if (spatial == 1) {
-        xd[2] = yd[2] = wd[2] = 1;
-        xd[3] = x->shape[2], yd[3] = out->shape[2], wd[3] = w->shape[2];
-        pad[1] = p->padding[0], str[1] = p->stride[0], dil[1] = p->dilation[0];
-    } else {
-        for (int i = 2; i < 4; i++)
-            xd[i] = x->shape[i], yd[i] = out->shape[i], wd[i] = w->shape[i];
-        for (int i = 0; i < 2; i++)
-            pad[i] = p->padding[i], str[i] = p->stride[i], dil[i] = p->dilation[i];
-    }
-    /* MIOpen derives dy's size from dx's by the forward rule, which gives x's size back only while
-     * output_padding < stride. */
-    for (int ax = 0; transposed && ax < spatial; ax++)
-        if (p->output_padding[ax] >= p->stride[ax])
-            return wk_error(WK_ERR_UNSUPPORTED, "%s: MIOpen needs output_padding < stride", op);
-
-    /* MIOpen's sizes are ints, and its kernels index tensors of fewer than 2^31 elements. */
-    bool ok = fits_int(p->groups) && fits_int(wk_tensor_numel(x)) && fits_int(wk_tensor_numel(w)) &&
-              fits_int(wk_tensor_numel(out));
-    for (int i = 0; i < 4; i++)
-        ok = ok && fits_int(xd[i]) && fits_int(yd[i]) && fits_int(wd[i]);
-    for (int i = 0; i < 2; i++)
-        ok = ok && fits_int(pad[i]) && fits_int(str[i]) && fits_int(dil[i]);
-    if (!ok)
-        return wk_error(WK_ERR_UNSUPPORTED, "%s: sizes beyond MIOpen's 32-bit range", op);
+    wk_gpu_conv_geom g;
+    WK_TRY(wk_gpu_conv_geometry(op, "MIOpen", x, w, out, p, spatial, transposed, &g));
 
     const char *why = NULL;
     int ord = ready(d, &why);
@@ -451,11 +373,7 @@ static wk_status rocm_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w
     c.key.ord = ord;
     c.key.dtype = (int)x->dtype;
     c.key.transposed = transposed;
-    c.key.groups = (int)p->groups;
-    for (int i = 0; i < 4; i++)
-        c.key.xdim[i] = (int)xd[i], c.key.ydim[i] = (int)yd[i], c.key.wdim[i] = (int)wd[i];
-    for (int i = 0; i < 2; i++)
-        c.key.pad[i] = (int)pad[i], c.key.stride[i] = (int)str[i], c.key.dil[i] = (int)dil[i];
+    c.key.shape = g.shape;
 
     /* A case MIOpen refused before goes straight to wick's kernels, sparing the copies below. */
     conv_plan plan = {.key = c.key};
@@ -469,9 +387,9 @@ static wk_status rocm_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w
     wk_tensor *xp = NULL, *wp = NULL;
     wk_status s = WK_OK;
     if (!wk_tensor_is_contiguous(x))
-        s = packed(x, &xp);
+        s = wk_gpu_packed(x, &xp);
     if (s == WK_OK && !wk_tensor_is_contiguous(w))
-        s = packed(w, &wp);
+        s = wk_gpu_packed(w, &wp);
     if (s == WK_OK) {
         c.x = wk_tensor_data(xp ? xp : x);
         c.w = wk_tensor_data(wp ? wp : w);

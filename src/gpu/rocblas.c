@@ -127,8 +127,6 @@ static wk_rocblas_handle handle_of(wk_gpu_dev *d, const char **why)
     return h;
 }
 
-static bool fits_int(int64_t v) { return v >= 0 && v <= INT32_MAX; }
-
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: a row-major matrix read column-major is
  * its transpose, so B goes first with its own flag, then A, with m and n swapped. rocBLAS reads C and writes
  * D; both are g->c, allowed as type, leading dimension and stride agree, and beta = 0 leaves C unread. */
@@ -151,8 +149,8 @@ static wk_status rocm_gemm(wk_gpu_dev *d, const wk_gpu_gemm *g)
     default: return wk_error(WK_ERR_UNSUPPORTED, "gemm: rocBLAS has no %s product", wk_dtype_name(g->dtype));
     }
     /* rocblas_int is 32-bit (the LP64 build every ROCm release ships); strides are 64-bit. */
-    if (!(fits_int(g->m) && fits_int(g->n) && fits_int(g->k) && fits_int(g->lda) && fits_int(g->ldb) &&
-          fits_int(g->ldc) && fits_int(g->batch)))
+    if (!(wk_gpu_fits_int(g->m) && wk_gpu_fits_int(g->n) && wk_gpu_fits_int(g->k) && wk_gpu_fits_int(g->lda) &&
+          wk_gpu_fits_int(g->ldb) && wk_gpu_fits_int(g->ldc) && wk_gpu_fits_int(g->batch)))
         return wk_error(WK_ERR_UNSUPPORTED,
                         "gemm: %lld x %lld x %lld (batch %lld, ld %lld/%lld/%lld) exceeds rocBLAS's 32-bit sizes",
                         (long long)g->m, (long long)g->k, (long long)g->n, (long long)g->batch, (long long)g->lda,
