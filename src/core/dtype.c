@@ -25,29 +25,14 @@ wk_status wk_dtype_from_name(const char *name, wk_dtype *out)
     return WK_ERR_INVALID_ARGUMENT;
 }
 
-/* f32 <-> f16/bf16: the bodies are inline in dtype.h for the per-element kernels. */
-uint16_t wk_f32_to_bf16(float x) { return wk_f32_to_bf16_inline(x); }
-float wk_bf16_to_f32(uint16_t h) { return wk_bf16_to_f32_inline(h); }
-uint16_t wk_f32_to_f16(float x) { return wk_f32_to_f16_inline(x); }
-float wk_f16_to_f32(uint16_t h) { return wk_f16_to_f32_inline(h); }
+/* f32 <-> f16/bf16: the bodies are in numerics.h, shared with the CPU's and the GPU's kernels. */
+uint16_t wk_f32_to_bf16(float x) { return wk_f32_to_bf16_bits(x); }
+float wk_bf16_to_f32(uint16_t h) { return wk_bf16_bits_to_f32(h); }
+uint16_t wk_f32_to_f16(float x) { return wk_f32_to_f16_bits(x); }
+float wk_f16_to_f32(uint16_t h) { return wk_f16_bits_to_f32(h); }
 
-/* v rounded to f32 with round-to-odd (an inexact result gets its last mantissa bit set). Rounding that to
- * a format at least two bits narrower gives the correctly rounded result (Boldo & Melquiond). */
-static float f64_to_f32_odd(double v)
-{
-    float f = (float)v;
-    if ((double)f == v || v != v)
-        return f;
-    uint32_t u = wk_f32_bits(f), sign = u & 0x80000000u, mag = u & 0x7fffffffu;
-    if (mag == 0x7f800000u) /* overflowed: the largest finite f32 is the odd neighbour */
-        return wk_bits_f32(sign | 0x7f7fffffu);
-    if (!(mag & 1u))
-        mag = fabs((double)f) < fabs(v) ? mag + 1 : mag - 1;
-    return wk_bits_f32(sign | mag);
-}
-
-uint16_t wk_f64_to_f16(double v) { return wk_f32_to_f16(f64_to_f32_odd(v)); }
-uint16_t wk_f64_to_bf16(double v) { return wk_f32_to_bf16(f64_to_f32_odd(v)); }
+uint16_t wk_f64_to_f16(double v) { return wk_f32_to_f16_bits(wk_f64_to_f32_odd(v)); }
+uint16_t wk_f64_to_bf16(double v) { return wk_f32_to_bf16_bits(wk_f64_to_f32_odd(v)); }
 
 uint8_t wk_sat_u8(double v)
 {

@@ -10,23 +10,6 @@
 /* ---- exact rounding: a narrow float type is reached from a wide value by round-to-odd to an intermediate
  * with at least two more bits, then round-to-nearest-even (core/dtype.c does f64 -> f16/bf16 so). */
 
-/* An integer rounded to f64 with round-to-odd (exact below 2^53). */
-static inline double i64_to_f64_odd(int64_t v)
-{
-    uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    if (m >> 53) {
-        int drop = 1;
-        while (m >> drop >> 53)
-            drop++;
-        uint64_t kept = m >> drop;
-        if (m & ((UINT64_C(1) << drop) - 1))
-            kept |= 1;
-        double r = (double)kept * (double)(UINT64_C(1) << drop);
-        return v < 0 ? -r : r;
-    }
-    return v < 0 ? -(double)m : (double)m;
-}
-
 /* Integer to signed type of the same width, wrapping as two's complement without implementation-defined casts. */
 static inline int32_t wrap_i32(uint32_t u) { return u <= INT32_MAX ? (int32_t)u : -(int32_t)(~u) - 1; }
 static inline int64_t wrap_i64(uint64_t u) { return u <= INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1; }
@@ -49,7 +32,7 @@ static inline void st_i32_int(void *p, int64_t v) { *(int32_t *)p = wrap_i32((ui
 static inline void st_i64_int(void *p, int64_t v) { *(int64_t *)p = v; }
 /* |v| >= 65520 is infinity in f16 and stays >= 65520 after the single rounding to f32, so one step is exact. */
 static inline void st_f16_int(void *p, int64_t v) { *(uint16_t *)p = wk_f32_to_f16((float)v); }
-static inline void st_bf16_int(void *p, int64_t v) { *(uint16_t *)p = wk_f64_to_bf16(i64_to_f64_odd(v)); }
+static inline void st_bf16_int(void *p, int64_t v) { *(uint16_t *)p = wk_f64_to_bf16(wk_i64_to_f64_odd(v)); }
 static inline void st_f32_int(void *p, int64_t v) { *(float *)p = (float)v; }
 static inline void st_f64_int(void *p, int64_t v) { *(double *)p = (double)v; }
 

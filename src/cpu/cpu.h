@@ -32,10 +32,10 @@ WK_CPU_LOADSTORE(i64, int64_t, int64_t)
 WK_CPU_LOADSTORE(f32, float, float)
 WK_CPU_LOADSTORE(f64, double, double)
 #undef WK_CPU_LOADSTORE
-static inline float wk_ld_f16(const wk_f16_t *p) { return wk_f16_to_f32_inline(*p); }
-static inline void wk_st_f16(wk_f16_t *p, float v) { *p = wk_f32_to_f16_inline(v); }
-static inline float wk_ld_bf16(const wk_bf16_t *p) { return wk_bf16_to_f32_inline(*p); }
-static inline void wk_st_bf16(wk_bf16_t *p, float v) { *p = wk_f32_to_bf16_inline(v); }
+static inline float wk_ld_f16(const wk_f16_t *p) { return wk_f16_bits_to_f32(*p); }
+static inline void wk_st_f16(wk_f16_t *p, float v) { *p = wk_f32_to_f16_bits(v); }
+static inline float wk_ld_bf16(const wk_bf16_t *p) { return wk_bf16_bits_to_f32(*p); }
+static inline void wk_st_bf16(wk_bf16_t *p, float v) { *p = wk_f32_to_bf16_bits(v); }
 
 /* Reads element i (in elements from a view's data pointer) of an index tensor of any index dtype. */
 static inline int64_t wk_cpu_load_index(wk_dtype dt, const void *base, int64_t i)

@@ -1,7 +1,8 @@
 /* rand.c: the CPU's counter-based random numbers (Philox4x32-10) for rand_uniform and rand_normal, and the
  * exact recipe below, which every backend reproduces bit for bit (uniform) or to libm accuracy (normal).
  *
- * Philox4x32-10 (Salmon et al., SC'11; Random123's philox4x32_R with R = 10):
+ * Philox4x32-10 (Salmon et al., SC'11; Random123's philox4x32_R with R = 10), u24 and u53 are written once, in
+ * core/numerics.h, for this file and the GPU kernels (kernels/rand.cu):
  *   multipliers M0 = 0xD2511F53, M1 = 0xCD9E8D57; key increments W0 = 0x9E3779B9, W1 = 0xBB67AE85.
  *   One round on counter (c0, c1, c2, c3) with key (k0, k1), products taken as 64-bit hi:lo:
  *     (hi0:lo0) = M0 * c0,  (hi1:lo1) = M1 * c2
@@ -27,36 +28,6 @@
 
 #include "cpu/cpu.h"
 
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
-
-static void philox4x32_10(uint64_t block, uint64_t seed, uint32_t w[4])
-{
-    uint32_t c0 = (uint32_t)block, c1 = (uint32_t)(block >> 32), c2 = 0, c3 = 0;
-    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-    for (int r = 0; r < 10; r++) {
-        if (r > 0) {
-            k0 += PHILOX_W0;
-            k1 += PHILOX_W1;
-        }
-        uint64_t p0 = (uint64_t)PHILOX_M0 * c0, p1 = (uint64_t)PHILOX_M1 * c2;
-        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-        c1 = (uint32_t)p1;
-        c3 = (uint32_t)p0;
-        c0 = n0;
-        c2 = n2;
-    }
-    w[0] = c0;
-    w[1] = c1;
-    w[2] = c2;
-    w[3] = c3;
-}
-
-static inline float u24(uint32_t w) { return (float)(w >> 8) * 0x1p-24f; }
-static inline double u53(uint32_t a, uint32_t b) { return (double)((((uint64_t)a << 32) | b) >> 11) * 0x1p-53; }
-
 typedef struct rand_ctx {
     void *dst;
     uint64_t seed;
@@ -67,14 +38,14 @@ typedef struct rand_ctx {
 /* Element i's value as f32 (uniform or normal), from its block's words. */
 static inline float uniform_f32(const rand_ctx *c, const uint32_t *w, int64_t i)
 {
-    float t = (c->bf - c->af) * u24(w[i & 3]);
+    float t = (c->bf - c->af) * wk_philox_u24(w[i & 3]);
     return c->af + t;
 }
 
 static inline float normal_f32(const rand_ctx *c, const uint32_t *w, int64_t i)
 {
     int k = (int)(i & 3) >> 1;
-    double u1 = (double)((w[2 * k] >> 8) + 1) * 0x1p-24, u2 = (double)u24(w[2 * k + 1]);
+    double u1 = (double)((w[2 * k] >> 8) + 1) * 0x1p-24, u2 = (double)wk_philox_u24(w[2 * k + 1]);
     double r = sqrt(-2.0 * log(u1)), a = 2.0 * 3.141592653589793 * u2;
     double z = (i & 1) ? r * sin(a) : r * cos(a);
     return (float)(c->a + c->b * z);
@@ -83,13 +54,13 @@ static inline float normal_f32(const rand_ctx *c, const uint32_t *w, int64_t i)
 static inline double uniform_f64(const rand_ctx *c, const uint32_t *w, int64_t i)
 {
     int k = (int)(i & 1);
-    double t = (c->b - c->a) * u53(w[2 * k], w[2 * k + 1]);
+    double t = (c->b - c->a) * wk_philox_u53(w[2 * k], w[2 * k + 1]);
     return c->a + t;
 }
 
 static inline double normal_f64(const rand_ctx *c, const uint32_t *w, int64_t i)
 {
-    double u1 = 1.0 - u53(w[0], w[1]), u2 = u53(w[2], w[3]);
+    double u1 = 1.0 - wk_philox_u53(w[0], w[1]), u2 = wk_philox_u53(w[2], w[3]);
     double r = sqrt(-2.0 * log(u1)), a = 2.0 * 3.141592653589793 * u2;
     double z = (i & 1) ? r * sin(a) : r * cos(a);
     return c->a + c->b * z;
@@ -103,7 +74,7 @@ static inline double normal_f64(const rand_ctx *c, const uint32_t *w, int64_t i)
         T *d = c->dst;                                                          \
         for (int64_t block = begin / (per); block * (per) < end; block++) {     \
             uint32_t w[4];                                                      \
-            philox4x32_10((uint64_t)block, c->seed, w);                         \
+            wk_philox4x32_10((uint64_t)block, c->seed, w);                         \
             int64_t i = block * (per) > begin ? block * (per) : begin;          \
             int64_t stop = block * (per) + (per) < end ? block * (per) + (per) : end; \
             for (; i < stop; i++)                                               \

@@ -244,7 +244,7 @@ static void make_plan(const red_kernel *k, const wk_tensor *x, int nreduce, wk_t
         p->red.shape[j] = x->shape[nouter + i];
         p->red.stride[j] = x->strides[nouter + i];
     }
-    p->red.rank = wk_rows_merge(nreduce, p->red.shape, p->red.stride);
+    p->red.rank = wk_merge_dims(nreduce, p->red.shape, p->red.stride);
     p->contig = p->red.rank == 0 || (p->red.rank == 1 && p->red.stride[0] == 1);
 }
 

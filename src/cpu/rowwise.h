@@ -7,25 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/numerics.h"
 #include "core/tensor.h"
-
-/* Drops size-1 dims and merges neighbours contiguous with each other (in place); returns the new count. */
-static inline int wk_rows_merge(int n, int64_t *shape, int64_t *stride)
-{
-    int r = 0;
-    for (int d = 0; d < n; d++) {
-        if (shape[d] == 1)
-            continue;
-        if (r > 0 && stride[r - 1] == stride[d] * shape[d]) {
-            shape[r - 1] *= shape[d];
-            stride[r - 1] = stride[d];
-            continue;
-        }
-        shape[r] = shape[d];
-        stride[r++] = stride[d];
-    }
-    return r;
-}
 
 /* The first `ndims` dims of a view, merged: row o (row-major over them, as in a contiguous output)
  * starts wk_rows_offset(r, r->rank, o) elements after the view's element 0. */
@@ -37,7 +20,7 @@ static inline void wk_rows_init(wk_rows *r, const wk_tensor *t, int ndims)
         r->shape[d] = t->shape[d];
         r->stride[d] = t->strides[d];
     }
-    r->rank = wk_rows_merge(ndims, r->shape, r->stride);
+    r->rank = wk_merge_dims(ndims, r->shape, r->stride);
 }
 
 /* A position while walking the rows in order: multi-index and element offset. */

@@ -31,7 +31,7 @@ static wk_status bn_launch(const char *name, int nin, const wk_tensor *const *in
     int64_t per = 16 / (int64_t)wk_dtype_size(out->dtype);
     int64_t items = vec ? (n + per - 1) / per : n;
     unsigned threads = 256;
-    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1},
+    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1},
                          (wk_gpu_dim){threads, 1, 1}, 0, args);
 }
 

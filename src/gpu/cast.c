@@ -21,7 +21,7 @@ wk_status wk_gpu_cast(const wk_tensor *src, wk_tensor *dst)
     char name[32];
     snprintf(name, sizeof name, "cast_%s_%s", wk_gpu_sfx(src->dtype), wk_gpu_sfx(dst->dtype));
     void *args[] = {&pd, &ps, &l, &n};
-    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, CAST_THREADS), 1, 1},
+    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, CAST_THREADS), 1, 1},
                          (wk_gpu_dim){CAST_THREADS, 1, 1}, 0, args);
 }
 
@@ -36,6 +36,6 @@ wk_status wk_gpu_arange(wk_tensor *dst, double start, double step)
     char name[32];
     snprintf(name, sizeof name, "cast_arange_%s", wk_gpu_sfx(dst->dtype));
     void *args[] = {&p, &n, &start, &step};
-    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, CAST_THREADS), 1, 1},
+    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, CAST_THREADS), 1, 1},
                          (wk_gpu_dim){CAST_THREADS, 1, 1}, 0, args);
 }

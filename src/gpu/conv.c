@@ -29,7 +29,7 @@ static wk_status conv_direct(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor 
     void *args[] = {&xd, &wd, &bd, &od, &total, &O, &OH, &OW, &H, &W, &KH, &KW, &cg, &og, &sy, &sx, &py, &px,
                     &dy, &dx, &xN, &xC, &xH, &xW, &w0, &w1, &wH, &wW, &bS};
     unsigned threads = 256;
-    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, total, threads), 1, 1},
+    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, total, threads), 1, 1},
                          (wk_gpu_dim){threads, 1, 1}, 0, args);
 }
 

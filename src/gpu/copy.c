@@ -95,7 +95,7 @@ static wk_status copy_transpose(wk_gpu_dev *d, int64_t es, char *dst, const char
     snprintf(name, sizeof name, "copy_transpose_%d%s", (int)es, packed || es == 8 ? "" : "n");
     void *args[] = {&dst, &src, &na, &nb, &dst_a, &src_b, &dl, &sl, &tiles_a, &tiles_b, &ntiles};
     unsigned threads = COPY_TILE_W * COPY_TILE_R;
-    return wk_gpu_launch(d, name, copy_dim(wk_gpu_blocks(d, ntiles * threads, threads), 1),
+    return wk_gpu_launch_named(d, name, copy_dim(wk_gpu_blocks(d, ntiles * threads, threads), 1),
                          copy_dim(COPY_TILE_W, COPY_TILE_R), 0, args);
 }
 
@@ -113,7 +113,7 @@ static wk_status copy_rows(wk_gpu_dev *d, int64_t es, char *dst, const char *src
     char name[32];
     snprintf(name, sizeof name, "copy_rows_%d", (int)es);
     void *args[] = {&dst, &src, &dl, &sl, &rows, &cols, &ds, &ss, &chunk};
-    return wk_gpu_launch(d, name, copy_dim(wk_gpu_blocks(d, items * threads, threads), 1), copy_dim(threads, 1), 0,
+    return wk_gpu_launch_named(d, name, copy_dim(wk_gpu_blocks(d, items * threads, threads), 1), copy_dim(threads, 1), 0,
                          args);
 }
 
@@ -158,7 +158,7 @@ static wk_status copy_run(wk_gpu_dev *d, int64_t es, char *dst, const char *src,
     if (m.rank == 1 && m.ds[0] == 1 && m.ss[0] == 0) {
         snprintf(name, sizeof name, "copy_splat_%d", (int)es);
         void *args[] = {&dst, &src, &n};
-        return wk_gpu_launch(d, name, copy_dim(wk_gpu_blocks(d, n / (16 / es) + 1, COPY_THREADS), 1),
+        return wk_gpu_launch_named(d, name, copy_dim(wk_gpu_blocks(d, n / (16 / es) + 1, COPY_THREADS), 1),
                              copy_dim(COPY_THREADS, 1), 0, args);
     }
     /* dst unit-stride along its last dim, src along another: read src rows and write dst rows through tiles */
@@ -179,7 +179,7 @@ static wk_status copy_run(wk_gpu_dev *d, int64_t es, char *dst, const char *src,
     wk_gpu_layout dl = copy_layout(m.rank, m.shape, m.ds), sl = copy_layout(m.rank, m.shape, m.ss);
     snprintf(name, sizeof name, "copy_strided_%d", (int)es);
     void *args[] = {&dst, &src, &dl, &sl, &n};
-    return wk_gpu_launch(d, name, copy_dim(wk_gpu_blocks(d, n, COPY_THREADS), 1), copy_dim(COPY_THREADS, 1), 0,
+    return wk_gpu_launch_named(d, name, copy_dim(wk_gpu_blocks(d, n, COPY_THREADS), 1), copy_dim(COPY_THREADS, 1), 0,
                          args);
 }
 
@@ -199,7 +199,7 @@ wk_status wk_gpu_fill(wk_tensor *dst, wk_scalar v)
     snprintf(name, sizeof name, "copy_fill_%d", (int)es);
     void *args[] = {&p, &l, &n, &bits};
     int64_t items = l.contiguous ? n / (16 / es) + 1 : n;
-    return wk_gpu_launch(d, name, copy_dim(wk_gpu_blocks(d, items, COPY_THREADS), 1), copy_dim(COPY_THREADS, 1), 0,
+    return wk_gpu_launch_named(d, name, copy_dim(wk_gpu_blocks(d, items, COPY_THREADS), 1), copy_dim(COPY_THREADS, 1), 0,
                          args);
 }
 

@@ -5,28 +5,24 @@
 
 #include "backend.h"
 #include "core/error.h"
+#include "gpu/launch.h"
 #include "gpu/layout.h"
 
 #include <limits.h>
 #include <pthread.h>
 
 typedef struct wk_gpu_runtime wk_gpu_runtime; /* gpu/runtime.h: the vendor's driver table */
-typedef struct wk_gpu_dev wk_gpu_dev;
 
 #define WK_GPU_MAX_DEVICES 64
-
-typedef struct wk_gpu_dim {
-    unsigned x, y, z;
-} wk_gpu_dim;
 
 /* ---- devices */
 /* The GPU state of a tensor's device (the tensor lives on a GPU backend's device). */
 wk_gpu_dev *wk_gpu_dev_of(const wk_tensor *t);
-/* The warp width the width-dependent kernels (reductions, norms) were launched for: the device's own (32 on
- * NVIDIA, 64 or 32 on AMD), or 64 on NVIDIA under WICK_GPU_LOGICAL_WARP=64; their names end in
- * wk_gpu_width_sfx(d) ("" or "_w64"). */
+/* The warp width the width-dependent kernels (reductions, norms) are launched for: the device's own (32 on
+ * NVIDIA, 64 or 32 on AMD), or 64 on NVIDIA under WICK_GPU_LOGICAL_WARP=64; and their slot on a WIDTHS axis
+ * (kernels/entries.h: 0, or 1 for the _w64 variants). */
 int wk_gpu_logical_warp(const wk_gpu_dev *d);
-const char *wk_gpu_width_sfx(const wk_gpu_dev *d);
+int wk_gpu_width_slot(const wk_gpu_dev *d);
 int wk_gpu_sm_count(const wk_gpu_dev *d);   /* multiprocessors / compute units */
 const char *wk_gpu_dev_name(const wk_gpu_dev *d); /* "cuda:0" */
 int wk_gpu_ordinal(const wk_gpu_dev *d);          /* index within its backend, 0.. (< WK_GPU_MAX_DEVICES) */
@@ -35,21 +31,20 @@ void *wk_gpu_stream(const wk_gpu_dev *d);
 /* Device address of the device's fault record (wk_gpu_fault_rec in layout.h; kernels take it as int *). */
 void *wk_gpu_fault_record(const wk_gpu_dev *d);
 
-/* ---- kernels */
-/* dtype suffix of kernel names: "u8", "u32", "i32", "i64", "f16", "bf16", "f32", "f64". */
+/* ---- kernels: launched with WK_GPU_LAUNCH (launch.h) */
+/* TRANSITIONAL (launch_named.c, removed once every family has its list): launch by name. */
 const char *wk_gpu_sfx(wk_dtype dt);
-/* Enqueues kernel `name` (an extern "C" entry of the embedded modules) on d's stream. args: one pointer
- * per kernel parameter, as cuLaunchKernel takes them. A missing kernel is WK_ERR_UNSUPPORTED naming it;
- * a launch failure is WK_ERR_BACKEND with the vendor's text. */
-wk_status wk_gpu_launch(wk_gpu_dev *d, const char *name, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem,
-                        void **args);
+const char *wk_gpu_width_sfx(const wk_gpu_dev *d);
+void wk_gpu_div_magic(int64_t d, uint32_t *m, uint32_t *s);
+wk_status wk_gpu_launch_named(wk_gpu_dev *d, const char *name, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem,
+                              void **args);
 /* Blocks for a grid-stride loop over n items with `threads` threads per block: enough to fill the
  * device (a few waves), never more than needed, at least 1. */
 unsigned wk_gpu_blocks(const wk_gpu_dev *d, int64_t n, unsigned threads);
 
 /* Multiplier and shift that divide by d (1 <= d <= 2^31) with a multiply-high, for dividends < 2^31
  * (PyTorch's IntDivider recipe); the kernels' side is wk_div32 in kernels/common.cuh. */
-void wk_gpu_div_magic(int64_t d, uint32_t *m, uint32_t *s);
+wk_gpu_divisor wk_gpu_divisor_of(int64_t d);
 
 /* ---- layouts */
 /* t's view with mergeable dims merged and size-1 dims dropped (see layout.h). */

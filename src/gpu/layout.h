@@ -18,6 +18,12 @@ typedef struct wk_gpu_layout {
     int32_t contiguous; /* 1 when offset(i) == i for every i */
 } wk_gpu_layout;
 
+/* Division by a run-time divisor d (1 <= d <= 2^31) of dividends below 2^31, as a multiply-high and a shift
+ * (wk_gpu_divisor_of on the host, wk_div32 in kernels/common.cuh). */
+typedef struct wk_gpu_divisor {
+    uint32_t m, s;
+} wk_gpu_divisor;
+
 /* The device's fault record: a kernel that meets a bad index claims `code` (first writer wins, by an atomic
  * compare-and-swap on it) and the winner then stores the bad index in `value`. Kernels receive its address as
  * an int * (the code comes first). The host reads it at the next synchronisation and turns it into

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/numerics.h"
 #include "gpu/gpu.h"
 
 /* kernels/norm.cu's flags */
@@ -38,18 +39,9 @@ static wk_status norm_run(const char *kind, const wk_tensor *x, const wk_tensor 
 
     /* the rows: x's other dims, size-1 dims dropped and neighbours that line up merged */
     int64_t shape[WK_MAX_RANK], stride[WK_MAX_RANK];
-    int r = 0;
-    for (int i = 0; i < last; i++) {
-        if (x->shape[i] == 1)
-            continue;
-        if (r > 0 && stride[r - 1] == x->strides[i] * x->shape[i]) {
-            shape[r - 1] *= x->shape[i];
-            stride[r - 1] = x->strides[i];
-            continue;
-        }
-        shape[r] = x->shape[i];
-        stride[r++] = x->strides[i];
-    }
+    memcpy(shape, x->shape, sizeof shape);
+    memcpy(stride, x->strides, sizeof stride);
+    int r = wk_merge_dims(last, shape, stride);
     wk_gpu_layout rows = wk_gpu_layout_make(r, shape, stride);
 
     /* 16-byte vectors when every row of x and of out starts 16-byte aligned and is whole vectors long */
@@ -84,7 +76,7 @@ static wk_status norm_run(const char *kind, const wk_tensor *x, const wk_tensor 
                  wk_gpu_width_sfx(d));
     }
     void *args[] = {&px, &rows, &s, &n, &nrows, &pw, &ws, &pb, &bs, &eps, &po, &G, &flags};
-    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, nrows * G, threads), 1, 1},
+    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, nrows * G, threads), 1, 1},
                          (wk_gpu_dim){threads, 1, 1}, 0, args);
 }
 

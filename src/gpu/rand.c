@@ -17,7 +17,7 @@ static wk_status rand_run(const char *kind, wk_tensor *dst, uint64_t seed, doubl
     char name[32];
     snprintf(name, sizeof name, "rand_%s_%s", kind, wk_gpu_sfx(dst->dtype));
     void *args[] = {&p, &n, &seed, &a, &b};
-    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, blocks, RAND_THREADS), 1, 1},
+    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, blocks, RAND_THREADS), 1, 1},
                          (wk_gpu_dim){RAND_THREADS, 1, 1}, 0, args);
 }
 

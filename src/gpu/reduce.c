@@ -106,7 +106,7 @@ static wk_status reduce_finish(wk_gpu_dev *d, const char *opname, const char *sf
     snprintf(name, sizeof name, "reduce_finish_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
     int G = pow2_at_least(cdiv(np, 8), 32);
     void *args[] = {&part, &np, &so, &ss, &nout, &G, &po, &count, &mean};
-    return wk_gpu_launch(d, name, group_grid(d, nout, G), block256, 0, args);
+    return wk_gpu_launch_named(d, name, group_grid(d, nout, G), block256, 0, args);
 }
 
 wk_status wk_gpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_tensor *out)
@@ -144,7 +144,7 @@ wk_status wk_gpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_ten
             WK_TRY(wk_gpu_malloc(d, (size_t)items * acc, &part));
         snprintf(name, sizeof name, "reduce_rows_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
         void *args[] = {&px, &K, &Q, &nq, &L, &rs, &splits, &items, &G, &part, &po, &count, &mean};
-        s = wk_gpu_launch(d, name, group_grid(d, items, G), block256, 0, args);
+        s = wk_gpu_launch_named(d, name, group_grid(d, items, G), block256, 0, args);
         if (s == WK_OK && items > nout)
             s = reduce_finish(d, opname, sfx, part, nq * splits, nq * splits, 1, nout, po, count, mean);
     } else {
@@ -165,7 +165,7 @@ wk_status wk_gpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_ten
         snprintf(name, sizeof name, "reduce_%s_%s_%s", vec ? "colsv" : "cols", opname, sfx);
         wk_gpu_dim grid = {wk_gpu_blocks(d, ntiles * splits * 256, 256), 1, 1};
         void *args[] = {&px, &K, &Q, &L, &rs, &nout, &count, &splits, &part, &po, &mean};
-        s = wk_gpu_launch(d, name, grid, (wk_gpu_dim){(unsigned)bx, (unsigned)by, 1}, 0, args);
+        s = wk_gpu_launch_named(d, name, grid, (wk_gpu_dim){(unsigned)bx, (unsigned)by, 1}, 0, args);
         if (s == WK_OK && splits > 1)
             s = reduce_finish(d, opname, sfx, part, splits, 1, nout, nout, po, count, mean);
     }
@@ -212,18 +212,18 @@ wk_status wk_gpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out)
         int64_t items = nout * splits;
         snprintf(name, sizeof name, "argreduce_rows_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
         void *args[] = {&px, &K, &n, &sx, &splits, &items, &G, &pv, &pi, &po};
-        s = wk_gpu_launch(d, name, group_grid(d, items, G), block256, 0, args);
+        s = wk_gpu_launch_named(d, name, group_grid(d, items, G), block256, 0, args);
     } else {
         snprintf(name, sizeof name, "argreduce_cols_%s_%s", opname, sfx);
         wk_gpu_dim grid = {wk_gpu_blocks(d, cdiv(nout, bx) * splits * 256, 256), 1, 1};
         void *args[] = {&px, &K, &n, &sx, &nout, &splits, &pv, &pi, &po};
-        s = wk_gpu_launch(d, name, grid, (wk_gpu_dim){(unsigned)bx, (unsigned)by, 1}, 0, args);
+        s = wk_gpu_launch_named(d, name, grid, (wk_gpu_dim){(unsigned)bx, (unsigned)by, 1}, 0, args);
     }
     if (s == WK_OK && splits > 1) {
         snprintf(name, sizeof name, "argreduce_finish_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
         int Gf = pow2_at_least(cdiv(splits, 8), 32);
         void *args[] = {&pv, &pi, &splits, &np_so, &np_ss, &nout, &Gf, &po};
-        s = wk_gpu_launch(d, name, group_grid(d, nout, Gf), block256, 0, args);
+        s = wk_gpu_launch_named(d, name, group_grid(d, nout, Gf), block256, 0, args);
     }
     if (scratch)
         wk_gpu_free(d, scratch);

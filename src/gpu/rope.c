@@ -20,6 +20,6 @@ wk_status wk_gpu_rope(int kind, const wk_tensor *x, const wk_tensor *cos, const 
     snprintf(name, sizeof name, "rope_%s", wk_gpu_sfx(x->dtype));
     unsigned threads = 256;
     void *args[] = {&kind, &px, &xs0, &xs1, &xs2, &xs3, &pc, &cs0, &cs1, &ps, &ss0, &ss1, &po, &d1, &d2, &half, &n};
-    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, n, threads), 1, 1}, (wk_gpu_dim){threads, 1, 1}, 0,
+    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, n, threads), 1, 1}, (wk_gpu_dim){threads, 1, 1}, 0,
                          args);
 }

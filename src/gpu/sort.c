@@ -19,7 +19,7 @@ static int log2_ceil(int64_t n)
 static wk_status launch(wk_gpu_dev *d, const char *name, int64_t items, unsigned threads, unsigned smem,
                         void **args)
 {
-    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1},
+    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1},
                          (wk_gpu_dim){threads, 1, 1}, smem, args);
 }
 

@@ -23,7 +23,7 @@ static wk_status un_launch(const char *name, const wk_tensor *x, wk_tensor *out,
     }
     unsigned threads = 256;
     void *args[] = {&px, &lx, &po, &n, p0, p1};
-    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1},
+    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1},
                          (wk_gpu_dim){threads, 1, 1}, 0, args);
 }
 

@@ -49,7 +49,7 @@ wk_status wk_gpu_upsample_nearest(const wk_tensor *x, wk_tensor *out)
     void *args[] = {&px, &po, &c.n, &c.C, &c.H, &c.W, &c.OH, &c.OW, &c.sN, &c.sC, &c.sH, &c.sW, &scale_h,
                     &scale_w, &vec, &c.narrow, &c.m_ow, &c.s_ow, &c.m_oh, &c.s_oh, &c.m_c, &c.s_c};
     unsigned threads = 256;
-    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, c.n / vec, threads), 1, 1},
+    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, c.n / vec, threads), 1, 1},
                          (wk_gpu_dim){threads, 1, 1}, 0, args);
 }
 
@@ -85,6 +85,6 @@ wk_status wk_gpu_upsample_bilinear2d(const wk_tensor *x, bool align_corners, dou
     void *args[] = {&px, &po, &c.n, &c.C, &c.H, &c.W, &c.OH, &c.OW, &c.sN, &c.sC, &c.sH, &c.sW, &ratio_h,
                     &ratio_w, &align, &c.m_ow, &c.s_ow, &c.m_oh, &c.s_oh, &c.m_c, &c.s_c};
     unsigned threads = 256;
-    return wk_gpu_launch(d, name, (wk_gpu_dim){wk_gpu_blocks(d, c.n, threads), 1, 1}, (wk_gpu_dim){threads, 1, 1},
+    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, c.n, threads), 1, 1}, (wk_gpu_dim){threads, 1, 1},
                          0, args);
 }

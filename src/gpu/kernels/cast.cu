@@ -30,38 +30,7 @@ __device__ __forceinline__ float cast_f32(uint32_t u)
     return v;
 }
 
-/* ---- the CPU's exact roundings (src/core/dtype.c, src/cpu/cast.c) */
-
-/* v rounded to f32 with round-to-odd; rounding that to f16/bf16 is then correctly rounded (one rounding). */
-__device__ __forceinline__ float cast_f64_to_f32_odd(double v)
-{
-    float f = (float)v;
-    if ((double)f == v)
-        return f;
-    uint32_t u = cast_bits(f), sign = u & 0x80000000u, mag = u & 0x7fffffffu;
-    if (mag == 0x7f800000u) /* overflowed: the largest finite f32 is the odd neighbour */
-        return cast_f32(sign | 0x7f7fffffu);
-    if (!(mag & 1u))
-        mag = fabs((double)f) < fabs(v) ? mag + 1 : mag - 1;
-    return cast_f32(sign | mag);
-}
-
-/* An integer rounded to f64 with round-to-odd (exact below 2^53). */
-__device__ __forceinline__ double cast_i64_to_f64_odd(int64_t v)
-{
-    uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    if (m >> 53) {
-        int drop = 1;
-        while (m >> drop >> 53)
-            drop++;
-        uint64_t kept = m >> drop;
-        if (m & ((1ull << drop) - 1))
-            kept |= 1;
-        double r = (double)kept * (double)(1ull << drop);
-        return v < 0 ? -r : r;
-    }
-    return v < 0 ? -(double)m : (double)m;
-}
+/* The exact roundings (round-to-odd steps) are core/numerics.h's, shared with the CPU. */
 
 __device__ __forceinline__ uint8_t cast_sat_u8(double v)
 {
@@ -180,8 +149,8 @@ template <class S, class D> __device__ __forceinline__ D cast_elem(S x)
             wk_f16 r = {wk_f32_to_f16_bits((float)v)};
             return r;
         } else {
-            double d = cast_same<S, int64_t>::value ? cast_i64_to_f64_odd(v) : (double)v;
-            wk_bf16 r = {wk_f32_to_bf16_bits(cast_f64_to_f32_odd(d))};
+            double d = cast_same<S, int64_t>::value ? wk_i64_to_f64_odd(v) : (double)v;
+            wk_bf16 r = {wk_f32_to_bf16_bits(wk_f64_to_f32_odd(d))};
             return r;
         }
     } else {
@@ -201,11 +170,11 @@ template <class S, class D> __device__ __forceinline__ D cast_elem(S x)
             } else if constexpr (cast_same<D, float>::value) {
                 return cast_value32(x);
             } else if constexpr (cast_same<D, wk_f16>::value) {
-                float f = cast_same<S, double>::value ? cast_f64_to_f32_odd(cast_value64(x)) : cast_value32(x);
+                float f = cast_same<S, double>::value ? wk_f64_to_f32_odd(cast_value64(x)) : cast_value32(x);
                 wk_f16 r = {wk_f32_to_f16_bits(f)};
                 return r;
             } else {
-                float f = cast_same<S, double>::value ? cast_f64_to_f32_odd(cast_value64(x)) : cast_value32(x);
+                float f = cast_same<S, double>::value ? wk_f64_to_f32_odd(cast_value64(x)) : cast_value32(x);
                 wk_bf16 r = {wk_f32_to_bf16_bits(f)};
                 return r;
             }

@@ -5,25 +5,18 @@
 #define WK_GPU_COMMON_CUH
 
 #include "compat.h"
+#include "entries.h"
 #include "../layout.h"
+#include "../../core/numerics.h"
 
 /* f16 and bf16 are stored as 16-bit patterns and computed in float. Distinct structs (not uint16_t) so
  * templates tell them apart. */
 struct wk_f16 { uint16_t bits; };
 struct wk_bf16 { uint16_t bits; };
 
-__device__ __forceinline__ float wk_bf16_bits_to_f32(uint16_t h) { return __uint_as_float((uint32_t)h << 16); }
-/* Round to nearest even; NaN stays a (quiet) NaN. */
-__device__ __forceinline__ uint16_t wk_f32_to_bf16_bits(float f)
-{
-    uint32_t u = __float_as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
+/* Their conversions to and from f32 are core/numerics.h's, shared with the CPU. */
 
-/* wk_compute<T>::type: the arithmetic type of a storage type (OPS.md: f16/bf16 compute in f32). */
+/* wk_compute<T>::type: the arithmetic type of a storage type (f16/bf16 compute in f32, as on the CPU). */
 template <class T> struct wk_compute { typedef T type; };
 template <> struct wk_compute<wk_f16> { typedef float type; };
 template <> struct wk_compute<wk_bf16> { typedef float type; };
@@ -35,6 +28,19 @@ template <> __device__ __forceinline__ float wk_ld<wk_bf16>(const wk_bf16 *p) { 
 template <class T> __device__ __forceinline__ void wk_st(T *p, typename wk_compute<T>::type v) { *p = v; }
 template <> __device__ __forceinline__ void wk_st<wk_f16>(wk_f16 *p, float v) { p->bits = wk_f32_to_f16_bits(v); }
 template <> __device__ __forceinline__ void wk_st<wk_bf16>(wk_bf16 *p, float v) { p->bits = wk_f32_to_bf16_bits(v); }
+
+/* The item of an axis with no variants (entries.h). */
+struct wk_none {};
+
+/* X of a family's kernel list (entries.h): defines every entry point of a set, each
+ *     extern "C" __global__ void ATTR <set><sfx A><sfx B><sfx W>(const P p) { <set>_run<TA, TB, LW>(p); }
+ * for the variants its axes build; the family writes template <class TA, class TB, int LW> set##_run. */
+#define WK_DEFINE_KERNELS(fam, set, P, A, B, W, ATTR) WK_AX_##A(WK_DEF_A_, WK_DEF_SKIP_, set, P, B, W, ATTR)
+#define WK_DEF_SKIP_(...)
+#define WK_DEF_A_(sa, Ta, set, P, B, W, ATTR) WK_BX_##B(WK_DEF_B_, WK_DEF_SKIP_, set, P, W, ATTR, sa, Ta)
+#define WK_DEF_B_(sb, Tb, set, P, W, ATTR, sa, Ta) WK_WX_##W(WK_DEF_W_, WK_DEF_SKIP_, set, P, ATTR, sa, Ta, sb, Tb)
+#define WK_DEF_W_(sw, LW, set, P, ATTR, sa, Ta, sb, Tb)                                                          \
+    WK_KERNEL void ATTR set##sa##sb##sw(const P p) { set##_run<Ta, Tb, LW>(p); }
 
 /* X(suffix, storage type) for each dtype group; kernel names end in the suffix ("binary_add_f32"). */
 #define WK_INT_DTYPES(X) X(u8, uint8_t) X(u32, uint32_t) X(i32, int32_t) X(i64, int64_t)

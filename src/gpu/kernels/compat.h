@@ -96,10 +96,11 @@ __device__ __forceinline__ float wk_mul_rn(float a, float b) { return __fmul_rn(
 __device__ __forceinline__ double wk_mul_rn(double a, double b) { return __dmul_rn(a, b); }
 #endif
 
-/* f16 <-> f32 with the hardware conversion (round to nearest even). On HIP the bits go through
+/* f16 <-> f32 with the hardware conversion (round to nearest even): core/numerics.h's wk_f32_to_f16_bits and
+ * wk_f16_bits_to_f32 use these in the device pass. On HIP the bits go through
  * __half_raw (its x is the bit pattern; __half converts to and from it in every ROCm since 1.x), and
  * __float2half_rn / __half2float are _Float16 casts (v_cvt_f16_f32 / v_cvt_f32_f16, RNE; NaN stays NaN). */
-__device__ __forceinline__ float wk_f16_bits_to_f32(uint16_t h)
+__device__ __forceinline__ float wk_hw_f16_bits_to_f32(uint16_t h)
 {
 #if defined(__HIPCC__)
     __half_raw r;
@@ -109,7 +110,7 @@ __device__ __forceinline__ float wk_f16_bits_to_f32(uint16_t h)
     return __half2float(__ushort_as_half(h));
 #endif
 }
-__device__ __forceinline__ uint16_t wk_f32_to_f16_bits(float f)
+__device__ __forceinline__ uint16_t wk_hw_f32_to_f16_bits(float f)
 {
 #if defined(__HIPCC__)
     __half_raw r = __half(__float2half_rn(f));

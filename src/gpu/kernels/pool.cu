@@ -1,6 +1,7 @@
-/* pool.cu: max and average pooling over strided NCHW input: pool_max_<sfx> (every dtype), pool_avg_<sfx>
- * (float), one thread per output element. Same windows, divisors and NaN rule as cpu/pool.c. */
+/* pool.cu: max and average pooling over strided NCHW input: pool_max (every dtype), pool_avg (float), one
+ * thread per output element (pool.h). Same windows, divisors and NaN rule as cpu/pool.c. */
 #include "common.cuh"
+#include "pool.h"
 
 /* NaN test in the compute type: integers have none. */
 template <class C> __device__ __forceinline__ bool pool_isnan(C) { return false; }
@@ -120,26 +121,28 @@ __device__ __forceinline__ void pool_pick(const T *x, T *out, I n, I C, I OH, I 
         pool_run<T, IS_MAX, 0, 0, I, S>(x, out, n, C, OH, OW, dOW, dOH, dC, g);
 }
 
-/* narrow != 0: the 32-bit path, with m/s the magic of the divisors OW, OH and C (see pool.c); else they
- * are ignored. count_include_pad is read by avg only; both ops take the same parameters. */
-#define POOL_ENTRY(op, IS_MAX, sfx, T)                                                                      \
-    WK_KERNEL void pool_##op##_##sfx(const T *__restrict__ x, T *__restrict__ out, int64_t n, int64_t C,      \
-                                     int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t sN, int64_t sC,    \
-                                     int64_t sH, int64_t sW, int64_t kh, int64_t kw, int64_t sth, int64_t stw, \
-                                     int64_t ph, int64_t pw, int32_t count_include_pad, int32_t narrow,       \
-                                     uint32_t m_ow, uint32_t s_ow, uint32_t m_oh, uint32_t s_oh, uint32_t m_c, \
-                                     uint32_t s_c)                                                            \
-    {                                                                                                         \
-        pool_geom g = {H, W, sN, sC, sH, sW, kh, kw, sth, stw, ph, pw, count_include_pad};                    \
-        if (narrow)                                                                                           \
-            pool_pick<T, IS_MAX, uint32_t, int32_t>(x, out, (uint32_t)n, (uint32_t)C, (uint32_t)OH,           \
-                                                    (uint32_t)OW, wk_div32{m_ow, s_ow},                     \
-                                                    wk_div32{m_oh, s_oh}, wk_div32{m_c, s_c}, g);         \
-        else                                                                                                  \
-            pool_pick<T, IS_MAX, int64_t, int64_t>(x, out, n, C, OH, OW, wk_div64{OW}, wk_div64{OH},      \
-                                                   wk_div64{C}, g);                                         \
-    }
-#define POOL_MAX(sfx, T) POOL_ENTRY(max, true, sfx, T)
-#define POOL_AVG(sfx, T) POOL_ENTRY(avg, false, sfx, T)
-WK_ALL_DTYPES(POOL_MAX)
-WK_FLOAT_DTYPES(POOL_AVG)
+/* narrow: the 32-bit path, with the magic of the divisors OW, OH and C; else they are ignored. */
+template <class T, bool IS_MAX> __device__ __forceinline__ void pool_entry(const wk_gpu_pool_args &p)
+{
+    pool_geom g = {p.H, p.W, p.sN, p.sC, p.sH, p.sW, p.kh, p.kw, p.sth, p.stw, p.ph, p.pw, p.count_include_pad};
+    const T *x = (const T *)p.x;
+    T *out = (T *)p.out;
+    if (p.narrow)
+        pool_pick<T, IS_MAX, uint32_t, int32_t>(x, out, (uint32_t)p.n, (uint32_t)p.C, (uint32_t)p.OH,
+                                                (uint32_t)p.OW, wk_div32{p.ow.m, p.ow.s}, wk_div32{p.oh.m, p.oh.s},
+                                                wk_div32{p.c.m, p.c.s}, g);
+    else
+        pool_pick<T, IS_MAX, int64_t, int64_t>(x, out, p.n, p.C, p.OH, p.OW, wk_div64{p.OW}, wk_div64{p.OH},
+                                               wk_div64{p.C}, g);
+}
+
+template <class T, class, int> __device__ __forceinline__ void pool_max_run(const wk_gpu_pool_args &p)
+{
+    pool_entry<T, true>(p);
+}
+template <class T, class, int> __device__ __forceinline__ void pool_avg_run(const wk_gpu_pool_args &p)
+{
+    pool_entry<T, false>(p);
+}
+
+WK_POOL_KERNELS(WK_DEFINE_KERNELS)

@@ -2,40 +2,9 @@
  * values are bit-identical to the CPU's and normals agree to the math library's accuracy. One thread per block. */
 #include "common.cuh"
 
-#define RAND_M0 0xD2511F53u
-#define RAND_M1 0xCD9E8D57u
-#define RAND_W0 0x9E3779B9u
-#define RAND_W1 0xBB67AE85u
 #define RAND_PI 3.141592653589793
 
-__device__ __forceinline__ void rand_philox(uint64_t block, uint64_t seed, uint32_t w[4])
-{
-    uint32_t c0 = (uint32_t)block, c1 = (uint32_t)(block >> 32), c2 = 0, c3 = 0;
-    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-#pragma unroll
-    for (int r = 0; r < 10; r++) {
-        if (r > 0) {
-            k0 += RAND_W0;
-            k1 += RAND_W1;
-        }
-        uint64_t p0 = (uint64_t)RAND_M0 * c0, p1 = (uint64_t)RAND_M1 * c2;
-        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-        c1 = (uint32_t)p1;
-        c3 = (uint32_t)p0;
-        c0 = n0;
-        c2 = n2;
-    }
-    w[0] = c0;
-    w[1] = c1;
-    w[2] = c2;
-    w[3] = c3;
-}
-
-__device__ __forceinline__ float rand_u24(uint32_t w) { return (float)(w >> 8) * 0x1p-24f; }
-__device__ __forceinline__ double rand_u53(uint32_t a, uint32_t b)
-{
-    return (double)((((uint64_t)a << 32) | b) >> 11) * 0x1p-53;
-}
+/* Philox4x32-10 and the uniforms of its words are core/numerics.h's, shared with the CPU. */
 
 /* The values of one Philox block (4 for f32/f16/bf16, 2 for f64), as the CPU computes them. a, b: lo/hi or
  * mean/std. Products go through wk_mul_rn: the CPU rounds the product and the sum separately (no FMA). */
@@ -45,11 +14,11 @@ template <bool NORMAL> __device__ __forceinline__ void rand_values(const uint32_
         float af = (float)a, bf = (float)b;
 #pragma unroll
         for (int e = 0; e < 4; e++)
-            v[e] = af + wk_mul_rn(bf - af, rand_u24(w[e]));
+            v[e] = af + wk_mul_rn(bf - af, wk_philox_u24(w[e]));
     } else {
 #pragma unroll
         for (int k = 0; k < 2; k++) {
-            double u1 = (double)((w[2 * k] >> 8) + 1) * 0x1p-24, u2 = (double)rand_u24(w[2 * k + 1]);
+            double u1 = (double)((w[2 * k] >> 8) + 1) * 0x1p-24, u2 = (double)wk_philox_u24(w[2 * k + 1]);
             double r = sqrt(-2.0 * log(u1)), t = 2.0 * RAND_PI * u2;
             v[2 * k] = (float)(a + wk_mul_rn(b, r * cos(t)));
             v[2 * k + 1] = (float)(a + wk_mul_rn(b, r * sin(t)));
@@ -60,10 +29,10 @@ template <bool NORMAL> __device__ __forceinline__ void rand_values(const uint32_
 template <bool NORMAL> __device__ __forceinline__ void rand_values(const uint32_t w[4], double a, double b, double v[2])
 {
     if (!NORMAL) {
-        v[0] = a + wk_mul_rn(b - a, rand_u53(w[0], w[1]));
-        v[1] = a + wk_mul_rn(b - a, rand_u53(w[2], w[3]));
+        v[0] = a + wk_mul_rn(b - a, wk_philox_u53(w[0], w[1]));
+        v[1] = a + wk_mul_rn(b - a, wk_philox_u53(w[2], w[3]));
     } else {
-        double u1 = 1.0 - rand_u53(w[0], w[1]), u2 = rand_u53(w[2], w[3]);
+        double u1 = 1.0 - wk_philox_u53(w[0], w[1]), u2 = wk_philox_u53(w[2], w[3]);
         double r = sqrt(-2.0 * log(u1)), t = 2.0 * RAND_PI * u2;
         v[0] = a + wk_mul_rn(b, r * cos(t));
         v[1] = a + wk_mul_rn(b, r * sin(t));
@@ -85,7 +54,7 @@ template <class T, bool NORMAL> __device__ void rand_body(T *dst, int64_t n, uin
     WK_GRID_LOOP(blk, nblocks)
     {
         uint32_t w[4];
-        rand_philox((uint64_t)blk, seed, w);
+        wk_philox4x32_10((uint64_t)blk, seed, w);
         C v[PER];
         rand_values<NORMAL>(w, a, b, v);
         vec o;

@@ -1,0 +1,190 @@
+/* numerics.h: the bit-exact arithmetic every backend must agree on, written once and compiled for the host (core/,
+ * the CPU backend, the test reference) and for the GPU kernels (kernels/common.cuh includes it): f16/bf16
+ * rounding, the round-to-odd steps of exact casts, Philox4x32-10, and the merging of strided dims. */
+#ifndef WK_CORE_NUMERICS_H
+#define WK_CORE_NUMERICS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define WK_HD static inline __host__ __device__
+#else
+#define WK_HD static inline
+#endif
+/* True in a GPU compiler's device pass, where the hardware's conversions (compat.h) serve. */
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define WK_DEVICE_PASS 1
+#else
+#define WK_DEVICE_PASS 0
+#endif
+
+/* ---------------------------------------------------------------- bits */
+WK_HD uint32_t wk_f32_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+
+WK_HD float wk_bits_f32(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+/* ---------------------------------------------------------------- f16 and bf16: round to nearest even */
+/* NaN stays a (quiet) NaN with its sign. */
+WK_HD uint16_t wk_f32_to_bf16_bits(float x)
+{
+    uint32_t u = wk_f32_bits(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+WK_HD float wk_bf16_bits_to_f32(uint16_t h) { return wk_bits_f32((uint32_t)h << 16); }
+
+/* IEEE binary16 from f32, round to nearest even; NaN keeps its sign and top payload bits, quieted. The GPUs'
+ * own conversion (compat.h) gives the same bits and serves in their device pass. */
+WK_HD uint16_t wk_f32_to_f16_bits(float x)
+{
+#if WK_DEVICE_PASS
+    return wk_hw_f32_to_f16_bits(x);
+#else
+    uint32_t u = wk_f32_bits(x);
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+    uint32_t a = u & 0x7fffffffu;
+    if (a > 0x7f800000u)
+        return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+    if (a >= 0x477ff000u) /* rounds to >= 65520: infinity */
+        return (uint16_t)(sign | 0x7c00u);
+    if (a < 0x38800000u) { /* below the smallest normal f16: subnormal or zero */
+        if (a < 0x33000000u) /* < 2^-25 rounds to zero */
+            return sign;
+        uint32_t mant = (a & 0x7fffffu) | 0x800000u;
+        int shift = 126 - (int)(a >> 23); /* 14..24 */
+        uint32_t half = 1u << (shift - 1);
+        uint32_t rest = mant & ((1u << shift) - 1u);
+        uint32_t r = mant >> shift;
+        if (rest > half || (rest == half && (r & 1u)))
+            r++;
+        return (uint16_t)(sign | r);
+    }
+    uint32_t r = a - 0x38000000u; /* rebias exponent 127 -> 15, still with 23 mantissa bits */
+    r += 0xfffu + ((r >> 13) & 1u);
+    return (uint16_t)(sign | (r >> 13));
+#endif
+}
+
+WK_HD float wk_f16_bits_to_f32(uint16_t h)
+{
+#if WK_DEVICE_PASS
+    return wk_hw_f16_bits_to_f32(h);
+#else
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1f)
+        return wk_bits_f32(sign | 0x7f800000u | (m << 13));
+    if (e == 0) {
+        float v = (float)m * 0x1p-24f;
+        return sign ? -v : v;
+    }
+    return wk_bits_f32(sign | ((e + 112u) << 23) | (m << 13));
+#endif
+}
+
+/* ---------------------------------------------------------------- exact casts through round-to-odd
+ * A narrow float type is reached from a wide value in one correct rounding by rounding to an intermediate with
+ * at least two more bits using round-to-odd (an inexact result gets its last mantissa bit set), then to nearest
+ * even (Boldo & Melquiond): f64 -> f32 (odd) -> f16/bf16, and i64 -> f64 (odd) -> f32/f16/bf16. */
+WK_HD float wk_f64_to_f32_odd(double v)
+{
+    float f = (float)v;
+    if ((double)f == v || v != v)
+        return f;
+    uint32_t u = wk_f32_bits(f), sign = u & 0x80000000u, mag = u & 0x7fffffffu;
+    if (mag == 0x7f800000u) /* overflowed: the largest finite f32 is the odd neighbour */
+        return wk_bits_f32(sign | 0x7f7fffffu);
+    if (!(mag & 1u))
+        mag = fabs((double)f) < fabs(v) ? mag + 1 : mag - 1;
+    return wk_bits_f32(sign | mag);
+}
+
+/* Exact below 2^53. */
+WK_HD double wk_i64_to_f64_odd(int64_t v)
+{
+    uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    if (m >> 53) {
+        int drop = 1;
+        while (m >> drop >> 53)
+            drop++;
+        uint64_t kept = m >> drop;
+        if (m & ((UINT64_C(1) << drop) - 1))
+            kept |= 1;
+        double r = (double)kept * (double)(UINT64_C(1) << drop);
+        return v < 0 ? -r : r;
+    }
+    return v < 0 ? -(double)m : (double)m;
+}
+
+/* ---------------------------------------------------------------- Philox4x32-10
+ * Salmon et al., SC'11; Random123's philox4x32_R with R = 10. Block b runs on counter (b & 0xffffffff, b >> 32,
+ * 0, 0) with key (seed & 0xffffffff, seed >> 32); the recipe that turns its words into values is in cpu/rand.c.
+ * Known answer: counter 0, key 0 -> (0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8). */
+#define WK_PHILOX_M0 0xD2511F53u
+#define WK_PHILOX_M1 0xCD9E8D57u
+#define WK_PHILOX_W0 0x9E3779B9u
+#define WK_PHILOX_W1 0xBB67AE85u
+
+WK_HD void wk_philox4x32_10(uint64_t block, uint64_t seed, uint32_t w[4])
+{
+    uint32_t c0 = (uint32_t)block, c1 = (uint32_t)(block >> 32), c2 = 0, c3 = 0;
+    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+    for (int r = 0; r < 10; r++) {
+        if (r > 0) {
+            k0 += WK_PHILOX_W0;
+            k1 += WK_PHILOX_W1;
+        }
+        uint64_t p0 = (uint64_t)WK_PHILOX_M0 * c0, p1 = (uint64_t)WK_PHILOX_M1 * c2;
+        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+        c1 = (uint32_t)p1;
+        c3 = (uint32_t)p0;
+        c0 = n0;
+        c2 = n2;
+    }
+    w[0] = c0;
+    w[1] = c1;
+    w[2] = c2;
+    w[3] = c3;
+}
+
+/* 24-bit uniform of a word in [0, 1); 53-bit uniform of a pair of words in [0, 1). */
+WK_HD float wk_philox_u24(uint32_t w) { return (float)(w >> 8) * 0x1p-24f; }
+WK_HD double wk_philox_u53(uint32_t a, uint32_t b) { return (double)((((uint64_t)a << 32) | b) >> 11) * 0x1p-53; }
+
+/* ---------------------------------------------------------------- strided dims */
+/* Drops size-1 dims and merges each dim into the one before it where the two are contiguous with each other
+ * (stride[d-1] == stride[d] * shape[d]), in place; returns the new count (0 for a single element). The element
+ * at row-major index i is at the same offset before and after. */
+WK_HD int wk_merge_dims(int n, int64_t *shape, int64_t *stride)
+{
+    int r = 0;
+    for (int d = 0; d < n; d++) {
+        if (shape[d] == 1)
+            continue;
+        if (r > 0 && stride[r - 1] == stride[d] * shape[d]) {
+            shape[r - 1] *= shape[d];
+            stride[r - 1] = stride[d];
+            continue;
+        }
+        shape[r] = shape[d];
+        stride[r++] = stride[d];
+    }
+    return r;
+}
+
+#endif

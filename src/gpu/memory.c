@@ -1,0 +1,147 @@
+/* memory.c: the GPU's memory: stream-ordered allocation from the device's pool, a cache of small freed
+ * blocks, transfers, and synchronisation with the fault record turned into a status. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/device.h"
+
+/* ---------------------------------------------------------------- memory */
+wk_status wk_gpu_malloc(wk_gpu_dev *d, size_t bytes, void **ptr)
+{
+    if (bytes == 0) {
+        *ptr = NULL;
+        return WK_OK;
+    }
+    return d->rt->alloc_async(d->ordinal, d->stream, bytes, ptr);
+}
+
+void wk_gpu_free(wk_gpu_dev *d, void *ptr)
+{
+    if (ptr)
+        d->rt->free_async(d->stream, ptr);
+}
+
+wk_status wk_gpu_memset(wk_gpu_dev *d, void *ptr, int byte, size_t bytes)
+{
+    return bytes ? d->rt->memset8(d->stream, ptr, byte, bytes) : WK_OK;
+}
+
+wk_status wk_gpu_copy_d2d(wk_gpu_dev *d, void *dst, const void *src, size_t bytes)
+{
+    return bytes ? d->rt->copy_d2d(d->stream, dst, src, bytes) : WK_OK;
+}
+
+/* Size class of a small allocation, or -1. Tiny ops allocate and free an output per call: reusing
+ * freed blocks of the same class on the same stream skips the driver (stream order keeps it safe: a
+ * block is reused only by work queued after the work that last used it). */
+static int cache_class(size_t bytes)
+{
+    if (bytes == 0 || bytes > ((size_t)1 << (WK_GPU_CACHE_MIN_SHIFT + WK_GPU_CACHE_CLASSES - 1)))
+        return -1;
+    int c = 0;
+    while (((size_t)1 << (WK_GPU_CACHE_MIN_SHIFT + c)) < bytes)
+        c++;
+    return c;
+}
+
+/* Gives every cached block back to the pool (on out of memory, so the driver can reuse it). */
+static void cache_release(wk_gpu_dev *d)
+{
+    pthread_mutex_lock(&d->cache_lock);
+    for (int c = 0; c < WK_GPU_CACHE_CLASSES; c++)
+        while (d->cache_count[c] > 0)
+            wk_gpu_free(d, d->cache[c][--d->cache_count[c]]);
+    pthread_mutex_unlock(&d->cache_lock);
+}
+
+wk_status wk_gpu_slot_alloc(wk_device *dev, size_t bytes, void **ptr)
+{
+    wk_gpu_dev *d = wk_gpu_enter(dev);
+    int c = cache_class(bytes);
+    wk_status s = WK_OK;
+    *ptr = NULL;
+    if (c >= 0) {
+        pthread_mutex_lock(&d->cache_lock);
+        if (d->cache_count[c] > 0)
+            *ptr = d->cache[c][--d->cache_count[c]];
+        pthread_mutex_unlock(&d->cache_lock);
+    }
+    if (!*ptr) {
+        size_t size = c >= 0 ? (size_t)1 << (WK_GPU_CACHE_MIN_SHIFT + c) : bytes;
+        s = wk_gpu_malloc(d, size, ptr);
+        if (s == WK_ERR_OUT_OF_MEMORY) {
+            cache_release(d);
+            s = wk_gpu_malloc(d, size, ptr);
+        }
+    }
+    /* WICK_POISON=1: fresh memory is all ones (NaN for floats) so a test sees unwritten elements. */
+    if (s == WK_OK && bytes) {
+        static int poison = -1;
+        if (poison < 0) {
+            const char *v = getenv("WICK_POISON");
+            poison = v && *v && strcmp(v, "0") != 0;
+        }
+        if (poison && (s = wk_gpu_memset(d, *ptr, 0xff, bytes)) != WK_OK)
+            wk_gpu_free(d, *ptr);
+    }
+    return s;
+}
+
+void wk_gpu_slot_free(wk_device *dev, void *ptr, size_t bytes)
+{
+    wk_gpu_dev *d = wk_gpu_enter(dev);
+    int c = cache_class(bytes);
+    if (ptr && c >= 0) {
+        pthread_mutex_lock(&d->cache_lock);
+        bool kept = d->cache_count[c] < WK_GPU_CACHE_DEPTH;
+        if (kept)
+            d->cache[c][d->cache_count[c]++] = ptr;
+        pthread_mutex_unlock(&d->cache_lock);
+        if (kept)
+            return;
+    }
+    wk_gpu_free(d, ptr);
+}
+
+wk_status wk_gpu_slot_upload(wk_device *dev, void *dst, const void *src, size_t bytes)
+{
+    wk_gpu_dev *d = wk_gpu_enter(dev);
+    return bytes ? d->rt->copy_h2d(d->stream, dst, src, bytes) : WK_OK;
+}
+
+static const char *fault_op(int code)
+{
+    switch (code) {
+    case WK_GPU_FAULT_INDEX_SELECT: return "index_select";
+    case WK_GPU_FAULT_GATHER: return "gather";
+    case WK_GPU_FAULT_SCATTER: return "scatter";
+    case WK_GPU_FAULT_SCATTER_ADD: return "scatter_add";
+    case WK_GPU_FAULT_INDEX_ADD: return "index_add";
+    }
+    return "an indexing op";
+}
+
+/* Waits for the stream, then turns a fault recorded by a kernel into a status naming the op and the index. */
+static wk_status sync_and_check(wk_gpu_dev *d)
+{
+    wk_gpu_fault_rec fault = {0, 0, 0};
+    WK_TRY(d->rt->copy_d2h(d->stream, &fault, d->fault, sizeof fault));
+    WK_TRY(d->rt->stream_sync(d->stream));
+    if (fault.code == WK_GPU_FAULT_NONE)
+        return WK_OK;
+    WK_TRY(d->rt->memset8(d->stream, d->fault, 0, sizeof fault));
+    return wk_error(WK_ERR_INDEX_OUT_OF_RANGE, "%s: index %lld is outside [0, size) on %s (found on the device, "
+                    "reported at the next synchronisation; the op wrote nothing for it)", fault_op(fault.code),
+                    (long long)fault.value, d->base.name);
+}
+
+wk_status wk_gpu_slot_download(wk_device *dev, void *dst, const void *src, size_t bytes)
+{
+    wk_gpu_dev *d = wk_gpu_enter(dev);
+    if (bytes)
+        WK_TRY(d->rt->copy_d2h(d->stream, dst, src, bytes));
+    return sync_and_check(d);
+}
+
+wk_status wk_gpu_slot_sync(wk_device *dev) { return sync_and_check(wk_gpu_enter(dev)); }
