@@ -142,12 +142,13 @@ wk_status wk_gpu_launch(wk_gpu_dev *d, wk_gpu_kset set, int a, int b, int w, wk_
 {
     const char *name;
     wk_gpu_handle fn;
-    WK_TRY(entry_point(d, set, a, b, w, &name, &fn));
+    WK_TRY(wk_gpu_kernel_name(set, a, b, w, &name));
     if (args_size != sets[set].args_size)
         return wk_error(WK_ERR_INTERNAL, "kernel %s takes %zu bytes of arguments, given %zu (a wick bug: please "
                         "report)", name, sets[set].args_size, args_size);
     if (grid.x == 0 || grid.y == 0 || grid.z == 0)
         return WK_OK;
+    WK_TRY(entry_point(d, set, a, b, w, &name, &fn));
     void *params[1] = {(void *)args};
     wk_status st = d->rt->launch(fn, grid, block, smem, d->stream, params);
     if (st != WK_OK) {

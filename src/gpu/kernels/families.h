@@ -1,11 +1,26 @@
 /* families.h: every kernel family's list (kernels/<family>.h), joined: the one list the host's kernel table
- * (gpu/launch.c) is generated from. A new family adds its header here. */
+ * (gpu/launch.c) is generated from. A new family adds its header and its list here. */
 #ifndef WK_GPU_KERNELS_FAMILIES_H
 #define WK_GPU_KERNELS_FAMILIES_H
 
+#include "binary.h"
+#include "cast.h"
+#include "conv.h"
+#include "copy.h"
+#include "index.h"
+#include "norm.h"
 #include "pool.h"
 #include "probe.h"
+#include "rand.h"
+#include "reduce.h"
+#include "rope.h"
+#include "sort.h"
+#include "unary.h"
+#include "upsample.h"
 
-#define WK_GPU_KERNEL_SETS(X) WK_PROBE_KERNELS(X) WK_POOL_KERNELS(X)
+#define WK_GPU_KERNEL_SETS(X)                                                                                     \
+    WK_BINARY_KERNELS(X) WK_CAST_KERNELS(X) WK_CONV_KERNELS(X) WK_COPY_KERNELS(X) WK_INDEX_KERNELS(X)              \
+    WK_NORM_KERNELS(X) WK_POOL_KERNELS(X) WK_PROBE_KERNELS(X) WK_RAND_KERNELS(X) WK_REDUCE_KERNELS(X)              \
+    WK_ROPE_KERNELS(X) WK_SORT_KERNELS(X) WK_UNARY_KERNELS(X) WK_UPSAMPLE_KERNELS(X)
 
 #endif

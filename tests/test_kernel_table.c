@@ -1,0 +1,98 @@
+/* test_kernel_table.c: the host's kernel table (gpu/launch.c), generated from the family lists of
+ * kernels/families.h, on any machine: every variant has a unique entry-point name, a variant a list does not
+ * build and slots outside a set's axes are WK_ERR_UNSUPPORTED naming the kernel, and arguments of the wrong size
+ * are refused before anything is looked up. `test_kernel_table --list [SET_PREFIX]` prints the names of the
+ * built variants, one a line, to compare with the entry points a kernel build holds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/launch.h"
+
+static int checks, failures;
+
+#define CHECK(cond, ...)                                                                                    \
+    do {                                                                                                    \
+        checks++;                                                                                           \
+        if (!(cond)) {                                                                                      \
+            failures++;                                                                                     \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                     \
+            printf(__VA_ARGS__);                                                                            \
+            printf(" (last error: %s)\n", wk_last_error());                                                 \
+        }                                                                                                   \
+    } while (0)
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Walks every slot of every set (up to 16 a axis: more than any set has); with `list`, prints the built ones
+ * whose name starts with it. Returns the names of the variants, built or not. */
+static int walk(const char *list, const char **names, int cap)
+{
+    int n = 0;
+    for (int k = 0; k < WK_KS_COUNT; k++)
+        for (int a = 0; a < 16; a++)
+            for (int b = 0; b < 16; b++)
+                for (int w = 0; w < 2; w++) {
+                    const char *name = NULL;
+                    wk_status s = wk_gpu_kernel_name((wk_gpu_kset)k, a, b, w, &name);
+                    if (!name)
+                        continue;
+                    CHECK(s == WK_OK || s == WK_ERR_UNSUPPORTED, "set %d (%d, %d, %d): status %s", k, a, b, w,
+                          wk_status_string(s));
+                    if (s == WK_ERR_UNSUPPORTED)
+                        CHECK(strstr(wk_last_error(), name) != NULL, "the message does not name %s", name);
+                    if (list && s == WK_OK && strncmp(name, list, strlen(list)) == 0)
+                        printf("%s\n", name);
+                    if (n < cap)
+                        names[n++] = name;
+                }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *names[1 << 16];
+    if (argc >= 2 && strcmp(argv[1], "--list") == 0) {
+        walk(argc >= 3 ? argv[2] : "", names, 1 << 16);
+        return failures ? 1 : 0;
+    }
+    int n = walk(NULL, names, 1 << 16);
+    CHECK(n > 0 && n < (1 << 16), "%d variants", n);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    for (int i = 1; i < n; i++)
+        CHECK(strcmp(names[i - 1], names[i]) != 0, "two variants are both named %s", names[i]);
+
+    /* a variant the list does not build: avg pooling of u8 */
+    const char *name = NULL;
+    wk_status s = wk_gpu_kernel_name(WK_KS_pool_avg, WK_U8, 0, 0, &name);
+    CHECK(s == WK_ERR_UNSUPPORTED && name && strcmp(name, "pool_avg_u8") == 0, "pool_avg u8: %s, %s",
+          wk_status_string(s), name ? name : "(null)");
+    CHECK(strstr(wk_last_error(), "pool_avg_u8") && strstr(wk_last_error(), "kernels/pool.h"),
+          "the message names neither the kernel nor its list");
+    s = wk_gpu_kernel_name(WK_KS_pool_max, WK_F32, 0, 0, &name);
+    CHECK(s == WK_OK && strcmp(name, "pool_max_f32") == 0, "pool_max f32: %s", wk_status_string(s));
+    s = wk_gpu_kernel_name(WK_KS_probe_wave_width, 0, 0, 1, &name);
+    CHECK(s == WK_OK && strcmp(name, "probe_wave_width_w64") == 0, "probe _w64: %s", wk_status_string(s));
+
+    /* slots outside the axes, and a set that does not exist */
+    CHECK(wk_gpu_kernel_name(WK_KS_pool_max, WK_DTYPE_COUNT, 0, 0, &name) == WK_ERR_UNSUPPORTED && !name,
+          "dtype slot past the axis");
+    CHECK(strstr(wk_last_error(), "pool_max") != NULL, "the message does not name the set");
+    CHECK(wk_gpu_kernel_name(WK_KS_pool_max, -1, 0, 0, &name) == WK_ERR_UNSUPPORTED, "negative slot");
+    CHECK(wk_gpu_kernel_name(WK_KS_pool_max, WK_F32, 1, 0, &name) == WK_ERR_UNSUPPORTED, "second axis has 1 slot");
+    CHECK(wk_gpu_kernel_name(WK_KS_COUNT, 0, 0, 0, &name) == WK_ERR_INTERNAL, "no such set");
+
+    /* arguments of another size are refused before the device is touched (here: none) */
+    wk_gpu_pool_args args;
+    memset(&args, 0, sizeof args);
+    wk_gpu_dim one = {1, 1, 1};
+    s = wk_gpu_launch(NULL, WK_KS_pool_max, WK_F32, 0, 0, one, one, 0, &args, sizeof args - 8);
+    CHECK(s == WK_ERR_INTERNAL && strstr(wk_last_error(), "pool_max_f32"), "short arguments: %s",
+          wk_status_string(s));
+    s = wk_gpu_launch(NULL, WK_KS_pool_avg, WK_I32, 0, 0, one, one, 0, &args, sizeof args);
+    CHECK(s == WK_ERR_UNSUPPORTED && strstr(wk_last_error(), "pool_avg_i32"), "unbuilt variant: %s",
+          wk_status_string(s));
+
+    printf("test_kernel_table: %d variants, %d checks, %d failures\n", n, checks, failures);
+    return failures ? 1 : 0;
+}
