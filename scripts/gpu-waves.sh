@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-waves.sh: times the grid-stride kernels at several grid sizes (WICK_GPU_GRID_WAVES) to choose the
-# default in gpu/backend.c. Run after scripts/gpu-check.sh built build-gpu. Output: ${OUT}/waves.txt.
+# default in gpu/launch.c. Run after scripts/gpu-check.sh built build-gpu. Output: ${OUT}/waves.txt.
 set -u
 OUT=${OUT:-./gpu-out}
 for w in 1 2 4 8 32 100000; do

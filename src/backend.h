@@ -17,6 +17,8 @@
  *  - A slot left NULL means the backend lacks the op: ops/ returns WK_ERR_UNSUPPORTED naming it. */
 struct wk_backend {
     const char *name; /* "cpu", "cuda", "rocm" */
+    /* The kernel targets compiled into this build ("sm_80 sm_90 compute_90"), "" when none; NULL for the CPU. */
+    const char *kernel_targets;
 
     /* ---- devices and memory */
     /* Fills info for this backend (availability, device count, what was looked for). */

@@ -196,25 +196,3 @@ wk_status wk_tensor_from_host(wk_device *dev, wk_dtype dt, int rank, const int64
     *out = t;
     return WK_OK;
 }
-
-wk_status wk_tensor_to_host(const wk_tensor *t, void *dst, size_t dst_bytes)
-{
-    if (!t)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: tensor is NULL");
-    size_t bytes = (size_t)wk_tensor_numel(t) * wk_dtype_size(t->dtype);
-    if (bytes == 0)
-        return WK_OK;
-    if (!dst)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: dst is NULL");
-    if (dst_bytes < bytes)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: dst holds %zu bytes, tensor needs %zu", dst_bytes,
-                        bytes);
-    wk_device *dev = t->storage->device;
-    if (wk_tensor_is_contiguous(t))
-        return dev->backend->download(dev, dst, wk_tensor_data(t), bytes);
-    wk_tensor *c = NULL;
-    WK_TRY(wk_contiguous(t, &c));
-    wk_status s = dev->backend->download(dev, dst, wk_tensor_data(c), bytes);
-    wk_tensor_release(c);
-    return s;
-}

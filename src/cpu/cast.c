@@ -1,5 +1,6 @@
 /* cast.c: the CPU's dtype conversion, all 8x8 pairs, strided, with the rules of wk_cast; vectorised
- * contiguous paths for f32 <-> f16 / bf16 / f64 / i32 (F16C chosen at run time on x86). */
+ * contiguous paths for f32 <-> f16 / bf16 / f64 / i32 (F16C chosen at run time on x86); and arange,
+ * whose f64 values take the same conversions. */
 #include "cpu/cpu.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -251,5 +252,47 @@ wk_status wk_cpu_cast(const wk_tensor *src, wk_tensor *dst)
     };
     const wk_tensor *ops[2] = {dst, src};
     wk_cpu_foreach(dst->rank, dst->shape, 2, ops, WK_CPU_GRAIN, cast_fn, &c);
+    return WK_OK;
+}
+
+/* ---- arange: dst[i] = (dtype)(start + i*step) with the conversion rules of wk_cast */
+
+typedef struct arange_ctx {
+    void *dst;
+    double start, step;
+} arange_ctx;
+
+#define ARANGE_STORE_INT(sfx, T) \
+    static inline void arange_st_##sfx(T *p, double v) { *p = wk_sat_##sfx(v); }
+ARANGE_STORE_INT(u8, uint8_t)
+ARANGE_STORE_INT(u32, uint32_t)
+ARANGE_STORE_INT(i32, int32_t)
+ARANGE_STORE_INT(i64, int64_t)
+#undef ARANGE_STORE_INT
+static inline void arange_st_f16(wk_f16_t *p, double v) { *p = wk_f64_to_f16(v); }
+static inline void arange_st_bf16(wk_bf16_t *p, double v) { *p = wk_f64_to_bf16(v); }
+static inline void arange_st_f32(float *p, double v) { *p = (float)v; }
+static inline void arange_st_f64(double *p, double v) { *p = v; }
+
+#define ARANGE_KERNEL(E, sfx, T, C)                                          \
+    static void arange_##sfx(void *arg, int64_t begin, int64_t end)          \
+    {                                                                        \
+        const arange_ctx *c = arg;                                           \
+        T *d = c->dst;                                                       \
+        for (int64_t i = begin; i < end; i++)                                \
+            arange_st_##sfx(d + i, c->start + (double)i * c->step);          \
+    }
+WK_CPU_DTYPES(ARANGE_KERNEL)
+#undef ARANGE_KERNEL
+
+wk_status wk_cpu_arange(wk_tensor *dst, double start, double step)
+{
+    static const wk_range_fn kernels[WK_DTYPE_COUNT] = {
+#define ARANGE_ENTRY(E, sfx, T, C) [E] = arange_##sfx,
+        WK_CPU_DTYPES(ARANGE_ENTRY)
+#undef ARANGE_ENTRY
+    };
+    arange_ctx c = {.dst = wk_tensor_data(dst), .start = start, .step = step};
+    wk_cpu_parallel_for(wk_tensor_numel(dst), WK_CPU_GRAIN, kernels[dst->dtype], &c);
     return WK_OK;
 }

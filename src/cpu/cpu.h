@@ -57,14 +57,14 @@ wk_status wk_cpu_upload(wk_device *dev, void *dst, const void *src, size_t bytes
 wk_status wk_cpu_download(wk_device *dev, void *dst, const void *src, size_t bytes);
 wk_status wk_cpu_sync(wk_device *dev);
 
-/* copy.c: fill, copy, copy2d, arange */
+/* copy.c: fill, copy, copy2d */
 wk_status wk_cpu_fill(wk_tensor *dst, wk_scalar v);
 wk_status wk_cpu_copy(const wk_tensor *src, wk_tensor *dst);
 wk_status wk_cpu_copy2d(const wk_tensor *src, wk_tensor *dst, int64_t rows, int64_t cols, int64_t src_ld,
                         int64_t dst_ld, int64_t src_offset, int64_t dst_offset);
-wk_status wk_cpu_arange(wk_tensor *dst, double start, double step);
-/* cast.c */
+/* cast.c: cast, arange */
 wk_status wk_cpu_cast(const wk_tensor *src, wk_tensor *dst);
+wk_status wk_cpu_arange(wk_tensor *dst, double start, double step);
 /* rand.c */
 wk_status wk_cpu_rand_uniform(wk_tensor *dst, uint64_t seed, double lo, double hi);
 wk_status wk_cpu_rand_normal(wk_tensor *dst, uint64_t seed, double mean, double std);
@@ -80,7 +80,7 @@ wk_status wk_cpu_binary(wk_binary_op op, const wk_tensor *a, const wk_tensor *b,
 wk_status wk_cpu_compare(wk_compare_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor *out);
 wk_status wk_cpu_where(const wk_tensor *cond, const wk_tensor *t, const wk_tensor *f, wk_tensor *out);
 
-/* reduce.c: reduce, arg_reduce */
+/* reduce.c: reduce; reduce_arg.c: arg_reduce */
 wk_status wk_cpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_tensor *out);
 wk_status wk_cpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out);
 /* norm.c: softmax, rms_norm, layer_norm */
@@ -95,13 +95,14 @@ wk_status wk_cpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, 
 /* conv.c */
 wk_status wk_cpu_conv(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
                       int spatial, bool transposed, wk_tensor *out);
-/* pool.c: pool2d, upsample */
+/* pool.c */
 wk_status wk_cpu_pool2d(wk_reduce_op op, const wk_tensor *x, const wk_pool_params *p, wk_tensor *out);
+/* upsample.c */
 wk_status wk_cpu_upsample_nearest(const wk_tensor *x, wk_tensor *out);
 wk_status wk_cpu_upsample_bilinear2d(const wk_tensor *x, bool align_corners, double scale_h, double scale_w,
                                      wk_tensor *out);
 
-/* index.c */
+/* index.c: index_select, gather; index_scatter.c: scatter, index_add */
 wk_status wk_cpu_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
 wk_status wk_cpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
 wk_status wk_cpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add,

@@ -1,6 +1,6 @@
 /* gemm.h: what the BLAS-backed CPU slots (matmul.c, conv.c) share: the OpenBLAS call in the compute type,
  * packing strided operands into it, rounding results back to f16/bf16 (gemm.c), im2col/col2im and the
- * depthwise plane kernel (im2col.c). */
+ * depthwise plane kernel (conv_im2col.c). */
 #ifndef WK_CPU_GEMM_H
 #define WK_CPU_GEMM_H
 

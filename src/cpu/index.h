@@ -1,5 +1,5 @@
-/* index.h: what the CPU's indexing files (index.c: range checks, index_select, gather; scatter.c: scatter,
- * scatter_add, index_add) share: index dtypes, the range pass, iterator-only views, row walks, prefetch. */
+/* index.h: what the CPU's indexing files (index.c: range checks, index_select, gather; index_scatter.c:
+ * scatter, scatter_add, index_add) share: index dtypes, the range pass, iterator-only views, row walks, prefetch. */
 #ifndef WK_CPU_INDEX_H
 #define WK_CPU_INDEX_H
 

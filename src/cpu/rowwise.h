@@ -1,4 +1,4 @@
-/* rowwise.h: helpers for the CPU kernels that work row by row over trailing dims (reduce, argreduce,
+/* rowwise.h: helpers for the CPU kernels that work row by row over trailing dims (reduce, reduce_arg,
  * norm, sort): the outer dims of a view, merged, with the offset of each row; NaN-aware ordering. */
 #ifndef WK_CPU_ROWWISE_H
 #define WK_CPU_ROWWISE_H

@@ -104,11 +104,13 @@ static wk_gpu_vendor cuda_state = {.rt = &wk_cuda_runtime, .backend = &wk_cuda_b
 static wk_status cuda_probe(wk_backend_info *info) { return gpu_probe(&cuda_state, info); }
 static wk_status cuda_device(int ordinal, wk_device **out) { return gpu_device(&cuda_state, ordinal, out); }
 
-const wk_backend wk_cuda_backend = {.name = "cuda", .probe = cuda_probe, .device = cuda_device, WK_GPU_SLOTS};
+const wk_backend wk_cuda_backend = {.name = "cuda", .kernel_targets = wk_cuda_targets, .probe = cuda_probe,
+                                    .device = cuda_device, WK_GPU_SLOTS};
 
 static wk_gpu_vendor rocm_state = {.rt = &wk_hip_runtime, .backend = &wk_rocm_backend,
                                   .lock = PTHREAD_MUTEX_INITIALIZER};
 static wk_status rocm_probe(wk_backend_info *info) { return gpu_probe(&rocm_state, info); }
 static wk_status rocm_device(int ordinal, wk_device **out) { return gpu_device(&rocm_state, ordinal, out); }
 
-const wk_backend wk_rocm_backend = {.name = "rocm", .probe = rocm_probe, .device = rocm_device, WK_GPU_SLOTS};
+const wk_backend wk_rocm_backend = {.name = "rocm", .kernel_targets = wk_hip_targets, .probe = rocm_probe,
+                                    .device = rocm_device, WK_GPU_SLOTS};

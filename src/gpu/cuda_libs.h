@@ -1,5 +1,5 @@
 /* cuda_libs.h: wick's own declarations of the cuBLAS and cuDNN types, enum values and function-pointer types
- * that cuda_blas.c and cuda_dnn.c resolve with dlsym. Only what we call; tests/abi/cuda_libs_abi.c checks
+ * that cublas.c and cudnn.c resolve with dlsym. Only what we call; tests/abi/cuda_libs_abi.c checks
  * every item against the real headers. */
 #ifndef WK_GPU_CUDA_LIBS_H
 #define WK_GPU_CUDA_LIBS_H

@@ -59,7 +59,7 @@ void wk_gpu_free(wk_gpu_dev *d, void *ptr);
 wk_status wk_gpu_memset(wk_gpu_dev *d, void *ptr, int byte, size_t bytes);
 wk_status wk_gpu_copy_d2d(wk_gpu_dev *d, void *dst, const void *src, size_t bytes);
 
-/* ---- vendor libraries, filled per vendor (cuda_blas.c, cuda_dnn.c; later rocblas.c, miopen.c) */
+/* ---- vendor libraries, filled per vendor (cublas.c, conv_cudnn.c; rocblas.c, conv_miopen.c) */
 /* One strided-batched GEMM in row-major terms: C[b] (m x n, row stride ldc) = op(A[b]) (m x k) * op(B[b]) (k x n).
  * Element (i, j) of op(A) is a[i*lda + j] when !trans_a, a[j*lda + i] when trans_a; likewise B.
  * stride_* may be 0 (a broadcast batch). alpha = 1, beta = 0. f16/bf16 accumulate in f32. */
@@ -92,7 +92,7 @@ typedef struct wk_gpu_dnn {
  * (conv.c; for the BLAS and DNN paths that leave the bias to wick). */
 wk_status wk_gpu_add_bias(const wk_tensor *bias, wk_tensor *out);
 
-/* ---- what the DNN libraries' convolution paths (cuda_dnn.c, miopen.c) share: dnn_conv.c */
+/* ---- what the DNN libraries' convolution paths (conv_cudnn.c, conv_miopen.c) share: conv_dnn.c */
 /* Sizes a vendor library takes as int. */
 static inline bool wk_gpu_fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
 

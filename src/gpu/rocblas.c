@@ -1,15 +1,10 @@
 /* rocblas.c: gpu.h's BLAS table on AMD through rocBLAS, loaded with dlopen on first use (never linked): one
  * handle per device bound to the device's stream, and the row-major GEMM mapped onto column-major rocBLAS. */
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
-
 #include "gpu/rocm_libs.h"
 #include "gpu/runtime.h"
+#include "gpu/vendor_lib.h"
 
 static struct {
-    char error[512]; /* why loading failed; "" once loaded */
     wk_rocblas_create_handle_fn create;
     wk_rocblas_destroy_handle_fn destroy;
     wk_rocblas_set_stream_fn set_stream;
@@ -19,53 +14,19 @@ static struct {
     wk_rocblas_gemm_strided_batched_ex_fn gemm;
 } rocblas;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Created once per device under handle_lock, never destroyed (devices live as long as the process), read
- * without the lock afterwards. */
-static _Atomic(wk_rocblas_handle) handles[WK_GPU_MAX_DEVICES];
-/* A rocBLAS handle owns the device workspace its calls borrow, and rocBLAS fails a call that finds that
- * workspace in use: unlike cuBLAS's, a handle must not serve two threads at once, so calls on one device's
- * handle are serialised (they only enqueue work). */
-static pthread_mutex_t call_lock[WK_GPU_MAX_DEVICES];
-/* Why handle creation failed on this thread (the `why` handed out must outlive the call). */
-static _Thread_local char handle_error[256];
-
-static void load(void)
-{
-    for (int i = 0; i < WK_GPU_MAX_DEVICES; i++)
-        pthread_mutex_init(&call_lock[i], NULL);
-    /* .so.5 (ROCm 7), .so.4 (ROCm 6), .so.3 (ROCm 5.x), .so.0 (Debian's and older ROCm): the entry points used
-     * here have the same signatures in all of them. */
-    static const char *const names[] = {"librocblas.so.5", "librocblas.so.4", "librocblas.so.3", "librocblas.so.0",
-                                        "librocblas.so", NULL};
-    char tried[448];
-    void *lib = wk_gpu_dlopen_first("WICK_ROCBLAS_LIBRARY", names, tried, sizeof tried);
-    if (!lib) {
-        snprintf(rocblas.error, sizeof rocblas.error, "rocBLAS not found (WICK_ROCBLAS_LIBRARY names its path): %s",
-                 tried);
-        return;
-    }
-    const char *missing = NULL;
-#define NEED(field, sym)                                      \
-    if (!missing && !wk_gpu_dlsym(lib, sym, &rocblas.field)) \
-        missing = sym;
-    NEED(create, "rocblas_create_handle")
-    NEED(destroy, "rocblas_destroy_handle")
-    NEED(set_stream, "rocblas_set_stream")
-    NEED(set_pointer_mode, "rocblas_set_pointer_mode")
-    NEED(set_atomics_mode, "rocblas_set_atomics_mode")
-    NEED(gemm, "rocblas_gemm_strided_batched_ex")
-#undef NEED
-    if (missing) {
-        snprintf(rocblas.error, sizeof rocblas.error, "the rocBLAS found lacks %s (ROCm 5 or newer is needed)",
-                 missing);
-        dlclose(lib);
-        return;
-    }
-    wk_gpu_dlsym(lib, "rocblas_status_to_string", &rocblas.status_string);
-    rocblas.error[0] = '\0';
-}
+/* .so.5 (ROCm 7), .so.4 (ROCm 6), .so.3 (ROCm 5.x), .so.0 (Debian's and older ROCm): the entry points used here
+ * have the same signatures in all of them. */
+static const char *const sonames[] = {"librocblas.so.5", "librocblas.so.4", "librocblas.so.3", "librocblas.so.0",
+                                      "librocblas.so", NULL};
+static const wk_gpu_sym syms[] = {
+    {"rocblas_create_handle", &rocblas.create, false},
+    {"rocblas_destroy_handle", &rocblas.destroy, false},
+    {"rocblas_set_stream", &rocblas.set_stream, false},
+    {"rocblas_set_pointer_mode", &rocblas.set_pointer_mode, false},
+    {"rocblas_set_atomics_mode", &rocblas.set_atomics_mode, false},
+    {"rocblas_gemm_strided_batched_ex", &rocblas.gemm, false},
+    {"rocblas_status_to_string", &rocblas.status_string, true},
+};
 
 static const char *status_text(wk_rocblas_status st)
 {
@@ -73,59 +34,43 @@ static const char *status_text(wk_rocblas_status st)
     return t ? t : "rocBLAS error";
 }
 
-/* The device's handle, created on first use; d's device is current on this thread (wk_gpu_dev_of), which is
- * the device rocBLAS binds the handle to. */
-static wk_rocblas_handle handle_of(wk_gpu_dev *d, const char **why)
+/* Configured once and never changed: the stream is the device's, scalars come from the host, and atomics are
+ * off so that results do not vary between runs (rocBLAS's split-K kernels otherwise sum partial products in
+ * whatever order their atomics land). */
+static bool create(void *stream, void **handle, const char **call, const char **text)
 {
-    pthread_once(&load_once, load);
-    if (rocblas.error[0]) {
-        *why = rocblas.error;
-        return NULL;
+    wk_rocblas_handle h = NULL;
+    *call = "rocblas_create_handle";
+    wk_rocblas_status st = rocblas.create(&h);
+    if (st == WK_ROCBLAS_STATUS_SUCCESS) {
+        *call = "rocblas_set_stream";
+        st = rocblas.set_stream(h, (wk_hipStream_t)stream);
     }
-    int ord = wk_gpu_ordinal(d);
-    if (ord < 0 || ord >= WK_GPU_MAX_DEVICES) {
-        snprintf(handle_error, sizeof handle_error, "rocBLAS: device %s beyond the %d handles kept",
-                 wk_gpu_dev_name(d), WK_GPU_MAX_DEVICES);
-        *why = handle_error;
-        return NULL;
+    if (st == WK_ROCBLAS_STATUS_SUCCESS) {
+        *call = "rocblas_set_pointer_mode";
+        st = rocblas.set_pointer_mode(h, WK_ROCBLAS_POINTER_MODE_HOST);
     }
-    wk_rocblas_handle h = atomic_load_explicit(&handles[ord], memory_order_acquire);
-    if (h)
-        return h;
-    pthread_mutex_lock(&handle_lock);
-    h = atomic_load_explicit(&handles[ord], memory_order_relaxed);
-    if (!h) {
-        /* Configured once and never changed: the stream is the device's, scalars come from the host, and
-         * atomics are off so that results do not vary between runs (rocBLAS's split-K kernels otherwise sum
-         * partial products in whatever order their atomics land). */
-        const char *call = "rocblas_create_handle";
-        wk_rocblas_status st = rocblas.create(&h);
-        if (st == WK_ROCBLAS_STATUS_SUCCESS) {
-            call = "rocblas_set_stream";
-            st = rocblas.set_stream(h, (wk_hipStream_t)wk_gpu_stream(d));
-        }
-        if (st == WK_ROCBLAS_STATUS_SUCCESS) {
-            call = "rocblas_set_pointer_mode";
-            st = rocblas.set_pointer_mode(h, WK_ROCBLAS_POINTER_MODE_HOST);
-        }
-        if (st == WK_ROCBLAS_STATUS_SUCCESS) {
-            call = "rocblas_set_atomics_mode";
-            st = rocblas.set_atomics_mode(h, WK_ROCBLAS_ATOMICS_NOT_ALLOWED);
-        }
-        if (st == WK_ROCBLAS_STATUS_SUCCESS) {
-            atomic_store_explicit(&handles[ord], h, memory_order_release);
-        } else {
-            if (h)
-                rocblas.destroy(h);
-            h = NULL;
-            snprintf(handle_error, sizeof handle_error, "rocBLAS on %s: %s failed: %s", wk_gpu_dev_name(d), call,
-                     status_text(st));
-            *why = handle_error;
-        }
+    if (st == WK_ROCBLAS_STATUS_SUCCESS) {
+        *call = "rocblas_set_atomics_mode";
+        st = rocblas.set_atomics_mode(h, WK_ROCBLAS_ATOMICS_NOT_ALLOWED);
     }
-    pthread_mutex_unlock(&handle_lock);
-    return h;
+    if (st != WK_ROCBLAS_STATUS_SUCCESS) {
+        if (h)
+            rocblas.destroy(h);
+        *text = status_text(st);
+        return false;
+    }
+    *handle = h;
+    return true;
 }
+
+/* One handle per device, never destroyed (devices live as long as the process). A rocBLAS handle owns the device
+ * workspace its calls borrow, and rocBLAS fails a call that finds that workspace in use: unlike cuBLAS's, a
+ * handle must not serve two threads at once, so calls on one device's handle are serialised under the
+ * library's per-device lock (they only enqueue work). */
+static wk_gpu_lib lib = {.name = "rocBLAS", .env = "WICK_ROCBLAS_LIBRARY", .names = sonames, .syms = syms,
+                         .nsyms = sizeof syms / sizeof syms[0], .needs = "ROCm 5 or newer", .create = create,
+                         WK_GPU_LIB_STATE};
 
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: a row-major matrix read column-major is
  * its transpose, so B goes first with its own flag, then A, with m and n swapped. rocBLAS reads C and writes
@@ -135,7 +80,7 @@ static wk_status rocm_gemm(wk_gpu_dev *d, const wk_gpu_gemm *g)
     if (g->batch == 0 || g->m == 0 || g->n == 0)
         return WK_OK;
     const char *why = NULL;
-    wk_rocblas_handle h = handle_of(d, &why);
+    wk_rocblas_handle h = wk_gpu_lib_handle(&lib, d, &why);
     if (!h)
         return wk_error(WK_ERR_UNSUPPORTED, "gemm: %s", why);
     /* f16/bf16 multiply in f32 (the compute type), as gpu.h asks. f32 is true f32: rocBLAS has no TF32
@@ -163,15 +108,14 @@ static wk_status rocm_gemm(wk_gpu_dev *d, const wk_gpu_gemm *g)
     wk_rocblas_operation op_a = g->trans_b ? WK_ROCBLAS_OPERATION_TRANSPOSE : WK_ROCBLAS_OPERATION_NONE;
     wk_rocblas_operation op_b = g->trans_a ? WK_ROCBLAS_OPERATION_TRANSPOSE : WK_ROCBLAS_OPERATION_NONE;
 
-    int ord = wk_gpu_ordinal(d); /* in range: handle_of checked it */
-    pthread_mutex_lock(&call_lock[ord]);
+    pthread_mutex_lock(wk_gpu_lib_lock(&lib, d));
     wk_rocblas_status st = rocblas.gemm(
         h, op_a, op_b, (wk_rocblas_int)g->n, (wk_rocblas_int)g->m, (wk_rocblas_int)g->k, alpha, g->b, type,
         (wk_rocblas_int)g->ldb, (wk_rocblas_stride)g->stride_b, g->a, type, (wk_rocblas_int)g->lda,
         (wk_rocblas_stride)g->stride_a, beta, g->c, type, (wk_rocblas_int)g->ldc, (wk_rocblas_stride)g->stride_c, g->c,
         type, (wk_rocblas_int)g->ldc, (wk_rocblas_stride)g->stride_c, (wk_rocblas_int)g->batch, compute,
         WK_ROCBLAS_GEMM_ALGO_STANDARD, 0, WK_ROCBLAS_GEMM_FLAGS_NONE);
-    pthread_mutex_unlock(&call_lock[ord]);
+    pthread_mutex_unlock(wk_gpu_lib_lock(&lib, d));
     /* perf_degraded: the product was computed, only with less workspace than rocBLAS wanted. */
     if (st == WK_ROCBLAS_STATUS_SUCCESS || st == WK_ROCBLAS_STATUS_PERF_DEGRADED)
         return WK_OK;
@@ -188,7 +132,7 @@ static const wk_gpu_blas rocm_blas = {.name = "rocBLAS", .gemm = rocm_gemm};
 const wk_gpu_blas *wk_rocm_blas_get(wk_gpu_dev *d, const char **why)
 {
     const char *w = NULL;
-    if (!handle_of(d, &w)) {
+    if (!wk_gpu_lib_handle(&lib, d, &w)) {
         if (why)
             *why = w;
         return NULL;

@@ -73,10 +73,10 @@ extern const wk_gpu_image wk_hip_images[]; /* generated: gpu_images_hip.c */
 extern const int wk_hip_image_count;
 extern const char wk_hip_targets[];
 
-/* cuda_blas.c / cuda_dnn.c */
+/* cublas.c / conv_cudnn.c */
 const wk_gpu_blas *wk_cuda_blas_get(wk_gpu_dev *d, const char **why);
 const wk_gpu_dnn *wk_cuda_dnn_get(wk_gpu_dev *d, const char **why);
-/* rocblas.c / miopen.c */
+/* rocblas.c / conv_miopen.c */
 const wk_gpu_blas *wk_rocm_blas_get(wk_gpu_dev *d, const char **why);
 const wk_gpu_dnn *wk_rocm_dnn_get(wk_gpu_dev *d, const char **why);
 

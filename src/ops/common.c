@@ -153,3 +153,24 @@ wk_status wk_finish(wk_status s, wk_tensor *t, wk_tensor **out)
     *out = t;
     return WK_OK;
 }
+
+/* Checks the arguments of an op that makes a new tensor from (dev, dt, rank, shape). */
+wk_status wk_check_new(const char *op, const wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
+                       const void *out)
+{
+    char buf[160];
+    WK_TRY(wk_check_out(op, out));
+    if (!dev)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: device is NULL", op);
+    if (wk_dtype_size(dt) == 0)
+        return wk_error(WK_ERR_DTYPE, "%s: invalid dtype %d", op, (int)dt);
+    if (rank < 0 || rank > WK_MAX_RANK)
+        return wk_error(WK_ERR_SHAPE, "%s: rank %d outside 0..%d", op, rank, WK_MAX_RANK);
+    if (rank > 0 && !shape)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: shape is NULL for rank %d", op, rank);
+    for (int i = 0; i < rank; i++)
+        if (shape[i] < 0)
+            return wk_error(WK_ERR_SHAPE, "%s: negative size in shape %s", op,
+                            wk_shape_str(buf, sizeof buf, rank, shape));
+    return WK_OK;
+}

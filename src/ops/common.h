@@ -30,6 +30,13 @@ wk_status wk_check_writable(const char *op, const wk_tensor *t);
 wk_status wk_check_slot(const char *op, const wk_tensor *t, const void *slot);
 #define WK_CHECK_SLOT(op, t, slot) wk_check_slot(op, t, (const void *)(uintptr_t)wk_be(t)->slot)
 
+/* The arguments of an op that makes a new tensor from (dev, dt, rank, shape): out not NULL, a device, a valid
+ * dtype, rank in 0..WK_MAX_RANK, no negative size. */
+wk_status wk_check_new(const char *op, const wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
+                       const void *out);
+/* A new contiguous tensor of t's shape on t's device holding t's values (ops/copy.c; for contiguous and cast). */
+wk_status wk_copy_contiguous(const char *op, const wk_tensor *t, wk_tensor **out);
+
 /* dim in [-rank, rank) -> [0, rank). */
 wk_status wk_norm_dim(const char *op, int dim, int rank, int *out);
 

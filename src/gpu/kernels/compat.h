@@ -24,7 +24,7 @@
  * On AMD, clang gives it as __AMDGCN_WAVEFRONT_SIZE, deprecated since ROCm 6.3 and removed in newer clang
  * (llvm-project PR 157463); without it the width follows the target's generation, as AMD advises: gfx9 runs
  * wave64, gfx10 and later wave32 (HIP's default there). The device checks the result when it opens
- * (backend.c, probe.cu), so a build whose guess is wrong, or made with -mwavefrontsize64, fails loudly. */
+ * (device.c, probe.cu), so a build whose guess is wrong, or made with -mwavefrontsize64, fails loudly. */
 #define WK_WARP_SIZE warpSize
 #if defined(__HIPCC__)
 #if defined(__AMDGCN_WAVEFRONT_SIZE)

@@ -1,32 +1,10 @@
-/* creation.c: new tensors (zeros, ones, full, arange, random), copies (contiguous, to_device, copy2d,
- * copy_into, slice_set, cat) and fill. Validation and views here; every byte moves in a backend slot. */
-#include <math.h>
+/* copy.c: the copy family's front end: fills (fill, zeros, ones, full), copies (contiguous, to_device, copy2d,
+ * copy_into, slice_set, cat) and tensor_to_host. Validation and views here; every byte moves in a backend slot. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops/common.h"
-
-/* Checks the arguments of an op that makes a new tensor from (dev, dt, rank, shape). */
-static wk_status check_new(const char *op, const wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
-                           const void *out)
-{
-    char buf[160];
-    WK_TRY(wk_check_out(op, out));
-    if (!dev)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: device is NULL", op);
-    if (wk_dtype_size(dt) == 0)
-        return wk_error(WK_ERR_DTYPE, "%s: invalid dtype %d", op, (int)dt);
-    if (rank < 0 || rank > WK_MAX_RANK)
-        return wk_error(WK_ERR_SHAPE, "%s: rank %d outside 0..%d", op, rank, WK_MAX_RANK);
-    if (rank > 0 && !shape)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: shape is NULL for rank %d", op, rank);
-    for (int i = 0; i < rank; i++)
-        if (shape[i] < 0)
-            return wk_error(WK_ERR_SHAPE, "%s: negative size in shape %s", op,
-                            wk_shape_str(buf, sizeof buf, rank, shape));
-    return WK_OK;
-}
 
 /* ---------------------------------------------------------------- fills */
 
@@ -34,7 +12,7 @@ static wk_status full_named(const char *op, wk_device *dev, wk_dtype dt, int ran
                             double value, wk_tensor **out)
 {
     wk_tensor *t = NULL;
-    WK_TRY(check_new(op, dev, dt, rank, shape, out));
+    WK_TRY(wk_check_new(op, dev, dt, rank, shape, out));
     WK_TRY(wk_alloc_output(op, dev, dt, rank, shape, &t));
     wk_status s = WK_CHECK_SLOT(op, t, fill);
     if (s == WK_OK && wk_tensor_numel(t) > 0)
@@ -68,76 +46,10 @@ wk_status wk_fill(wk_tensor *t, double value)
     return wk_be(t)->fill(t, wk_scalar_storage(t->dtype, value));
 }
 
-wk_status wk_arange(wk_device *dev, wk_dtype dt, double start, double end, double step, wk_tensor **out)
-{
-    static const char op[] = "arange";
-    WK_TRY(check_new(op, dev, dt, 0, NULL, out));
-    if (!isfinite(start) || !isfinite(end) || !isfinite(step))
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: start %g, end %g and step %g must be finite", op, start, end,
-                        step);
-    if (step == 0)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: step is 0", op);
-    double len = ceil((end - start) / step);
-    if (!(len >= 0))
-        len = 0; /* end lies behind start for the sign of step: empty, as Python's range */
-    if (len > (double)(INT64_MAX / 16))
-        return wk_error(WK_ERR_SHAPE, "%s: %g elements is too many", op, len);
-    int64_t n = (int64_t)len;
-    wk_tensor *t = NULL;
-    WK_TRY(wk_alloc_output(op, dev, dt, 1, &n, &t));
-    wk_status s = WK_CHECK_SLOT(op, t, arange);
-    if (s == WK_OK && n > 0)
-        s = wk_be(t)->arange(t, start, step);
-    return wk_finish(s, t, out);
-}
-
-/* ---------------------------------------------------------------- random */
-
-typedef wk_status (*rand_slot)(wk_tensor *dst, uint64_t seed, double a, double b);
-
-static wk_status rand_named(const char *op, bool normal, wk_device *dev, wk_dtype dt, int rank,
-                            const int64_t *shape, uint64_t seed, double a, double b, wk_tensor **out)
-{
-    WK_TRY(check_new(op, dev, dt, rank, shape, out));
-    if (!wk_dtype_is_float(dt))
-        return wk_error(WK_ERR_DTYPE, "%s: dtype %s not supported (float dtypes only)", op, wk_dtype_name(dt));
-    if (!isfinite(a) || !isfinite(b))
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: parameters %g and %g must be finite", op, a, b);
-    if (normal && b < 0)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: std %g is negative", op, b);
-    if (!normal && a > b)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: lo %g is above hi %g", op, a, b);
-    /* f16/bf16/f32 compute in f32 (see cpu/rand.c): the parameters and hi - lo must be finite there too. */
-    bool narrow = dt != WK_F64;
-    double span = narrow ? (double)((float)b - (float)a) : b - a;
-    if ((narrow && (!isfinite((float)a) || !isfinite((float)b))) || (!normal && !isfinite(span)))
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: parameters %g and %g overflow %s arithmetic", op, a, b,
-                        narrow ? "f32" : "f64");
-    wk_tensor *t = NULL;
-    WK_TRY(wk_alloc_output(op, dev, dt, rank, shape, &t));
-    rand_slot slot = normal ? wk_be(t)->rand_normal : wk_be(t)->rand_uniform;
-    wk_status s = wk_check_slot(op, t, (const void *)(uintptr_t)slot);
-    if (s == WK_OK && wk_tensor_numel(t) > 0)
-        s = slot(t, seed, a, b);
-    return wk_finish(s, t, out);
-}
-
-wk_status wk_rand_uniform(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, uint64_t seed, double lo,
-                          double hi, wk_tensor **out)
-{
-    return rand_named("rand_uniform", false, dev, dt, rank, shape, seed, lo, hi, out);
-}
-
-wk_status wk_rand_normal(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, uint64_t seed, double mean,
-                         double std, wk_tensor **out)
-{
-    return rand_named("rand_normal", true, dev, dt, rank, shape, seed, mean, std, out);
-}
-
 /* ---------------------------------------------------------------- copies */
 
 /* A new contiguous tensor of t's shape on t's device holding t's values. */
-static wk_status contiguous_named(const char *op, const wk_tensor *t, wk_tensor **out)
+wk_status wk_copy_contiguous(const char *op, const wk_tensor *t, wk_tensor **out)
 {
     wk_tensor *c = NULL;
     WK_TRY(wk_alloc_output(op, wk_dev(t), t->dtype, t->rank, t->shape, &c));
@@ -152,7 +64,7 @@ wk_status wk_contiguous(const wk_tensor *t, wk_tensor **out)
     static const char op[] = "contiguous";
     WK_TRY(wk_check_tensor(op, "tensor", t));
     WK_TRY(wk_check_out(op, out));
-    return contiguous_named(op, t, out);
+    return wk_copy_contiguous(op, t, out);
 }
 
 wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
@@ -163,13 +75,13 @@ wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
     if (!dev)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: device is NULL", op);
     if (dev == wk_dev(t))
-        return contiguous_named(op, t, out);
+        return wk_copy_contiguous(op, t, out);
     /* Across devices (and backends) the bytes go through host memory: source made contiguous on its own
      * device, downloaded, uploaded. */
     wk_tensor *src = NULL, *dst = NULL;
     void *host = NULL;
     size_t bytes = (size_t)wk_tensor_numel(t) * wk_dtype_size(t->dtype);
-    wk_status s = wk_tensor_is_contiguous(t) ? WK_OK : contiguous_named(op, t, &src);
+    wk_status s = wk_tensor_is_contiguous(t) ? WK_OK : wk_copy_contiguous(op, t, &src);
     if (s == WK_OK)
         s = wk_alloc_output(op, dev, t->dtype, t->rank, t->shape, &dst);
     if (s == WK_OK && bytes > 0) {
@@ -185,23 +97,6 @@ wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
     free(host);
     wk_tensor_release(src);
     return wk_finish(s, dst, out);
-}
-
-wk_status wk_cast(const wk_tensor *t, wk_dtype dt, wk_tensor **out)
-{
-    static const char op[] = "cast";
-    WK_TRY(wk_check_tensor(op, "tensor", t));
-    WK_TRY(wk_check_out(op, out));
-    if (wk_dtype_size(dt) == 0)
-        return wk_error(WK_ERR_DTYPE, "%s: invalid target dtype %d", op, (int)dt);
-    if (dt == t->dtype)
-        return contiguous_named(op, t, out);
-    wk_tensor *c = NULL;
-    WK_TRY(wk_alloc_output(op, wk_dev(t), dt, t->rank, t->shape, &c));
-    wk_status s = WK_CHECK_SLOT(op, c, cast);
-    if (s == WK_OK && wk_tensor_numel(c) > 0)
-        s = wk_be(c)->cast(t, c);
-    return wk_finish(s, c, out);
 }
 
 /* a + b*c + d <= limit for non-negative operands, without overflow. */
@@ -276,7 +171,7 @@ static wk_status copy_to_view(const char *op, const wk_tensor *src, wk_tensor *d
         view_span(src, &s0, &s1);
         view_span(dst, &d0, &d1);
         if (s0 < d1 && d0 < s1) {
-            WK_TRY(contiguous_named(op, src, &tmp));
+            WK_TRY(wk_copy_contiguous(op, src, &tmp));
             src = tmp;
         }
     }
@@ -392,4 +287,27 @@ wk_status wk_cat(const wk_tensor *const *ts, int n, int dim, wk_tensor **out)
         at += len;
     }
     return wk_finish(s, o, out);
+}
+
+/* In ops/, not core/: a strided tensor reaches the host through a contiguous copy, an op. */
+wk_status wk_tensor_to_host(const wk_tensor *t, void *dst, size_t dst_bytes)
+{
+    if (!t)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: tensor is NULL");
+    size_t bytes = (size_t)wk_tensor_numel(t) * wk_dtype_size(t->dtype);
+    if (bytes == 0)
+        return WK_OK;
+    if (!dst)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: dst is NULL");
+    if (dst_bytes < bytes)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: dst holds %zu bytes, tensor needs %zu", dst_bytes,
+                        bytes);
+    wk_device *dev = t->storage->device;
+    if (wk_tensor_is_contiguous(t))
+        return dev->backend->download(dev, dst, wk_tensor_data(t), bytes);
+    wk_tensor *c = NULL;
+    WK_TRY(wk_contiguous(t, &c));
+    wk_status s = dev->backend->download(dev, dst, wk_tensor_data(c), bytes);
+    wk_tensor_release(c);
+    return s;
 }

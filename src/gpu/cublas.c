@@ -1,15 +1,10 @@
-/* cuda_blas.c: gpu.h's BLAS table on NVIDIA through cuBLAS, loaded with dlopen on first use (never linked):
+/* cublas.c: gpu.h's BLAS table on NVIDIA through cuBLAS, loaded with dlopen on first use (never linked):
  * one handle per device bound to the device's stream, and the row-major GEMM mapped onto column-major cuBLAS. */
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
-
 #include "gpu/cuda_libs.h"
 #include "gpu/runtime.h"
+#include "gpu/vendor_lib.h"
 
 static struct {
-    char error[512]; /* why loading failed; "" once loaded */
     wk_cublasCreate_v2_fn create;
     wk_cublasDestroy_v2_fn destroy;
     wk_cublasSetStream_v2_fn set_stream;
@@ -20,45 +15,17 @@ static struct {
     wk_cublasGemmStridedBatchedEx_64_fn gemm64; /* NULL before cuBLAS 12 */
 } cublas;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Created once per device under handle_lock, never destroyed (devices live as long as the process), read
- * without the lock afterwards. */
-static _Atomic(wk_cublasHandle_t) handles[WK_GPU_MAX_DEVICES];
-/* Why handle creation failed on this thread (the `why` handed out must outlive the call). */
-static _Thread_local char handle_error[256];
-
-static void load(void)
-{
-    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so",
-                                        NULL};
-    char tried[384];
-    void *lib = wk_gpu_dlopen_first("WICK_CUBLAS_LIBRARY", names, tried, sizeof tried);
-    if (!lib) {
-        snprintf(cublas.error, sizeof cublas.error, "cuBLAS not found (WICK_CUBLAS_LIBRARY names its path): %s", tried);
-        return;
-    }
-    const char *missing = NULL;
-#define NEED(field, sym)                                     \
-    if (!missing && !wk_gpu_dlsym(lib, sym, &cublas.field)) \
-        missing = sym;
-    NEED(create, "cublasCreate_v2")
-    NEED(destroy, "cublasDestroy_v2")
-    NEED(set_stream, "cublasSetStream_v2")
-    NEED(set_pointer_mode, "cublasSetPointerMode_v2")
-    NEED(set_math_mode, "cublasSetMathMode")
-    NEED(gemm, "cublasGemmStridedBatchedEx")
-#undef NEED
-    if (missing) {
-        snprintf(cublas.error, sizeof cublas.error, "the cuBLAS found lacks %s (cuBLAS 11 or newer is needed)",
-                 missing);
-        dlclose(lib);
-        return;
-    }
-    wk_gpu_dlsym(lib, "cublasGetStatusString", &cublas.status_string);
-    wk_gpu_dlsym(lib, "cublasGemmStridedBatchedEx_64", &cublas.gemm64);
-    cublas.error[0] = '\0';
-}
+static const char *const sonames[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so", NULL};
+static const wk_gpu_sym syms[] = {
+    {"cublasCreate_v2", &cublas.create, false},
+    {"cublasDestroy_v2", &cublas.destroy, false},
+    {"cublasSetStream_v2", &cublas.set_stream, false},
+    {"cublasSetPointerMode_v2", &cublas.set_pointer_mode, false},
+    {"cublasSetMathMode", &cublas.set_math_mode, false},
+    {"cublasGemmStridedBatchedEx", &cublas.gemm, false},
+    {"cublasGetStatusString", &cublas.status_string, true},
+    {"cublasGemmStridedBatchedEx_64", &cublas.gemm64, true},
+};
 
 static const char *status_text(wk_cublasStatus_t st)
 {
@@ -66,58 +33,40 @@ static const char *status_text(wk_cublasStatus_t st)
     return t ? t : "cuBLAS error";
 }
 
-/* The device's handle, created on first use; d's context is current on this thread (wk_gpu_dev_of). */
-static wk_cublasHandle_t handle_of(wk_gpu_dev *d, const char **why)
+/* Configured once and never changed, so threads may share the handle: the stream is the device's, scalars come
+ * from the host, and f32 stays true f32 (TF32 only through the compute type of a call that allows it); f16/bf16
+ * reductions stay in f32 as the accumulation does. */
+static bool create(void *stream, void **handle, const char **call, const char **text)
 {
-    pthread_once(&load_once, load);
-    if (cublas.error[0]) {
-        *why = cublas.error;
-        return NULL;
+    wk_cublasHandle_t h = NULL;
+    *call = "cublasCreate_v2";
+    wk_cublasStatus_t st = cublas.create(&h);
+    if (st == WK_CUBLAS_STATUS_SUCCESS) {
+        *call = "cublasSetStream_v2";
+        st = cublas.set_stream(h, (wk_cudaStream_t)stream);
     }
-    int ord = wk_gpu_ordinal(d);
-    if (ord < 0 || ord >= WK_GPU_MAX_DEVICES) {
-        snprintf(handle_error, sizeof handle_error, "cuBLAS: device %s beyond the %d handles kept",
-                 wk_gpu_dev_name(d), WK_GPU_MAX_DEVICES);
-        *why = handle_error;
-        return NULL;
+    if (st == WK_CUBLAS_STATUS_SUCCESS) {
+        *call = "cublasSetPointerMode_v2";
+        st = cublas.set_pointer_mode(h, WK_CUBLAS_POINTER_MODE_HOST);
     }
-    wk_cublasHandle_t h = atomic_load_explicit(&handles[ord], memory_order_acquire);
-    if (h)
-        return h;
-    pthread_mutex_lock(&handle_lock);
-    h = atomic_load_explicit(&handles[ord], memory_order_relaxed);
-    if (!h) {
-        /* Configured once and never changed, so threads may share the handle: the stream is the device's,
-         * scalars come from the host, and f32 stays true f32 (TF32 only through the compute type of a
-         * call that allows it); f16/bf16 reductions stay in f32 as the accumulation does. */
-        const char *call = "cublasCreate_v2";
-        wk_cublasStatus_t st = cublas.create(&h);
-        if (st == WK_CUBLAS_STATUS_SUCCESS) {
-            call = "cublasSetStream_v2";
-            st = cublas.set_stream(h, (wk_cudaStream_t)wk_gpu_stream(d));
-        }
-        if (st == WK_CUBLAS_STATUS_SUCCESS) {
-            call = "cublasSetPointerMode_v2";
-            st = cublas.set_pointer_mode(h, WK_CUBLAS_POINTER_MODE_HOST);
-        }
-        if (st == WK_CUBLAS_STATUS_SUCCESS) {
-            call = "cublasSetMathMode";
-            st = cublas.set_math_mode(h, WK_CUBLAS_DEFAULT_MATH | WK_CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
-        }
-        if (st == WK_CUBLAS_STATUS_SUCCESS) {
-            atomic_store_explicit(&handles[ord], h, memory_order_release);
-        } else {
-            if (h)
-                cublas.destroy(h);
-            h = NULL;
-            snprintf(handle_error, sizeof handle_error, "cuBLAS on %s: %s failed: %s", wk_gpu_dev_name(d), call,
-                     status_text(st));
-            *why = handle_error;
-        }
+    if (st == WK_CUBLAS_STATUS_SUCCESS) {
+        *call = "cublasSetMathMode";
+        st = cublas.set_math_mode(h, WK_CUBLAS_DEFAULT_MATH | WK_CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
     }
-    pthread_mutex_unlock(&handle_lock);
-    return h;
+    if (st != WK_CUBLAS_STATUS_SUCCESS) {
+        if (h)
+            cublas.destroy(h);
+        *text = status_text(st);
+        return false;
+    }
+    *handle = h;
+    return true;
 }
+
+/* One handle per device, never destroyed (devices live as long as the process). */
+static wk_gpu_lib lib = {.name = "cuBLAS", .env = "WICK_CUBLAS_LIBRARY", .names = sonames, .syms = syms,
+                         .nsyms = sizeof syms / sizeof syms[0], .needs = "cuBLAS 11 or newer", .create = create,
+                         WK_GPU_LIB_STATE};
 
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: a row-major matrix read column-major is
  * its transpose, so B goes first with its own flag, then A, with m and n swapped. */
@@ -126,7 +75,7 @@ static wk_status cuda_gemm(wk_gpu_dev *d, const wk_gpu_gemm *g)
     if (g->batch == 0 || g->m == 0 || g->n == 0)
         return WK_OK;
     const char *why = NULL;
-    wk_cublasHandle_t h = handle_of(d, &why);
+    wk_cublasHandle_t h = wk_gpu_lib_handle(&lib, d, &why);
     if (!h)
         return wk_error(WK_ERR_UNSUPPORTED, "gemm: %s", why);
     wk_cudaDataType type;
@@ -180,7 +129,7 @@ static const wk_gpu_blas cuda_blas = {.name = "cuBLAS", .gemm = cuda_gemm};
 const wk_gpu_blas *wk_cuda_blas_get(wk_gpu_dev *d, const char **why)
 {
     const char *w = NULL;
-    if (!handle_of(d, &w)) {
+    if (!wk_gpu_lib_handle(&lib, d, &w)) {
         if (why)
             *why = w;
         return NULL;

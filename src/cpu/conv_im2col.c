@@ -1,4 +1,4 @@
-/* im2col.c: the lowering of convolution to GEMM: im2col gathers every kernel tap of a (strided, any float
+/* conv_im2col.c: the lowering of convolution to GEMM: im2col gathers every kernel tap of a (strided, any float
  * dtype) input into the rows of a column matrix; col2im scatters such a matrix back, summing overlaps.
  * Also the direct plane kernel for depthwise convolutions, where a GEMM would have an inner dim of kh*kw. */
 #include <string.h>

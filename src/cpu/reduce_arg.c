@@ -1,4 +1,4 @@
-/* argreduce.c: the CPU's argmin/argmax slot over the last dim: the first index of the extreme, where a
+/* reduce_arg.c: the CPU's argmin/argmax slot over the last dim: the first index of the extreme, where a
  * NaN is the extreme (the first NaN wins). Strided rows over a leading dim are scanned column-wise. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
-/* scatter.c: the CPU's scatter / scatter_add and index_add. Contiguous cases run direct loops (row by row
- * along a unit-stride dim; row-vector adds for index_add); every other layout takes a batched general path. */
+/* index_scatter.c: the index family's writes on the CPU: scatter / scatter_add and index_add. Contiguous cases run
+ * direct loops (row by row along a unit-stride dim; row-vector adds for index_add); every other layout takes a
+ * batched general path. */
 #include <string.h>
 
 #include "core/error.h"

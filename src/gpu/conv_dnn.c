@@ -1,4 +1,4 @@
-/* dnn_conv.c: what the DNN libraries' convolution paths (cuda_dnn.c, miopen.c) share: a call's geometry and
+/* conv_dnn.c: what the DNN libraries' convolution paths (conv_cudnn.c, conv_miopen.c) share: a call's geometry and
  * the limits both libraries have, packed copies, running a plan's candidates, and the per-shape plan cache. */
 #include <string.h>
 

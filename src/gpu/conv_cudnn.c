@@ -1,7 +1,6 @@
-/* cuda_dnn.c: gpu.h's DNN table on NVIDIA through cuDNN's legacy descriptor API, loaded with dlopen on first
- * use: conv as ConvolutionForward, conv_transpose as ConvolutionBackwardData, 1-D as 2-D with H = 1; f16/bf16
- * run on channels-last copies (cuDNN's fast tensor-core kernels want them). */
-#include <dlfcn.h>
+/* conv_cudnn.c: gpu.h's DNN table on NVIDIA: convolution through cuDNN's legacy descriptor API (cudnn.h), conv as
+ * ConvolutionForward, conv_transpose as ConvolutionBackwardData, 1-D as 2-D with H = 1; f16/bf16 run on
+ * channels-last copies (cuDNN's fast tensor-core kernels want them). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -9,166 +8,18 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "gpu/cuda_libs.h"
+#include "gpu/cudnn.h"
 #include "gpu/runtime.h"
 
 #define CONV_PLANS 128 /* cached algorithm choices, replaced round-robin */
 #define FIND_WORKSPACE_CAP ((size_t)256 << 20) /* the most workspace the trial runs may use */
 #define FIND_WORKSPACE_MIN ((size_t)1 << 20)   /* below this, retry the trial runs with none */
 
-static struct {
-    char error[512]; /* why loading failed; "" once loaded */
-    size_t version;  /* 90100 for 9.1.0 */
-    wk_cudnnGetVersion_fn get_version;
-    wk_cudnnGetErrorString_fn error_string;
-    wk_cudnnCreate_fn create;
-    wk_cudnnDestroy_fn destroy;
-    wk_cudnnSetStream_fn set_stream;
-    wk_cudnnCreateTensorDescriptor_fn create_tensor;
-    wk_cudnnSetTensorNdDescriptor_fn set_tensor;
-    wk_cudnnDestroyTensorDescriptor_fn destroy_tensor;
-    wk_cudnnCreateFilterDescriptor_fn create_filter;
-    wk_cudnnSetFilterNdDescriptor_fn set_filter;
-    wk_cudnnDestroyFilterDescriptor_fn destroy_filter;
-    wk_cudnnCreateConvolutionDescriptor_fn create_conv;
-    wk_cudnnSetConvolutionNdDescriptor_fn set_conv;
-    wk_cudnnSetConvolutionGroupCount_fn set_groups;
-    wk_cudnnSetConvolutionMathType_fn set_math;
-    wk_cudnnDestroyConvolutionDescriptor_fn destroy_conv;
-    wk_cudnnGetConvolutionForwardAlgorithm_v7_fn fwd_algos;
-    wk_cudnnGetConvolutionBackwardDataAlgorithm_v7_fn bwd_algos;
-    wk_cudnnFindConvolutionForwardAlgorithmEx_fn fwd_find;
-    wk_cudnnFindConvolutionBackwardDataAlgorithmEx_fn bwd_find;
-    wk_cudnnGetConvolutionForwardWorkspaceSize_fn fwd_workspace;
-    wk_cudnnGetConvolutionBackwardDataWorkspaceSize_fn bwd_workspace;
-    wk_cudnnConvolutionForward_fn forward;
-    wk_cudnnConvolutionBackwardData_fn backward_data;
-    wk_cudnnAddTensor_fn add_tensor;
-} cudnn;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
 /* Dtypes whose bias cudnnAddTensor turned down: such calls are left to wick's kernels from the start,
  * rather than convolving twice. */
 static atomic_bool bias_refused[WK_DTYPE_COUNT];
-/* cuDNN forbids two threads using one handle at once, so each device's handle (created lazily, never
- * destroyed) is used only under its device's lock. */
-static pthread_mutex_t dev_lock[WK_GPU_MAX_DEVICES];
-static wk_cudnnHandle_t handles[WK_GPU_MAX_DEVICES];
-static _Thread_local char handle_error[256];
-
-static void load(void)
-{
-    for (int i = 0; i < WK_GPU_MAX_DEVICES; i++)
-        pthread_mutex_init(&dev_lock[i], NULL);
-    static const char *const names[] = {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so", NULL};
-    char tried[384];
-    void *lib = wk_gpu_dlopen_first("WICK_CUDNN_LIBRARY", names, tried, sizeof tried);
-    if (!lib) {
-        snprintf(cudnn.error, sizeof cudnn.error, "cuDNN not found (WICK_CUDNN_LIBRARY names its path): %s", tried);
-        return;
-    }
-    const char *missing = NULL;
-#define NEED(field, sym)                                    \
-    if (!missing && !wk_gpu_dlsym(lib, sym, &cudnn.field)) \
-        missing = sym;
-    NEED(get_version, "cudnnGetVersion")
-    NEED(error_string, "cudnnGetErrorString")
-    NEED(create, "cudnnCreate")
-    NEED(destroy, "cudnnDestroy")
-    NEED(set_stream, "cudnnSetStream")
-    NEED(create_tensor, "cudnnCreateTensorDescriptor")
-    NEED(set_tensor, "cudnnSetTensorNdDescriptor")
-    NEED(destroy_tensor, "cudnnDestroyTensorDescriptor")
-    NEED(create_filter, "cudnnCreateFilterDescriptor")
-    NEED(set_filter, "cudnnSetFilterNdDescriptor")
-    NEED(destroy_filter, "cudnnDestroyFilterDescriptor")
-    NEED(create_conv, "cudnnCreateConvolutionDescriptor")
-    NEED(set_conv, "cudnnSetConvolutionNdDescriptor")
-    NEED(set_groups, "cudnnSetConvolutionGroupCount")
-    NEED(set_math, "cudnnSetConvolutionMathType")
-    NEED(destroy_conv, "cudnnDestroyConvolutionDescriptor")
-    NEED(fwd_algos, "cudnnGetConvolutionForwardAlgorithm_v7")
-    NEED(bwd_algos, "cudnnGetConvolutionBackwardDataAlgorithm_v7")
-    NEED(fwd_find, "cudnnFindConvolutionForwardAlgorithmEx")
-    NEED(bwd_find, "cudnnFindConvolutionBackwardDataAlgorithmEx")
-    NEED(fwd_workspace, "cudnnGetConvolutionForwardWorkspaceSize")
-    NEED(bwd_workspace, "cudnnGetConvolutionBackwardDataWorkspaceSize")
-    NEED(forward, "cudnnConvolutionForward")
-    NEED(backward_data, "cudnnConvolutionBackwardData")
-    NEED(add_tensor, "cudnnAddTensor")
-#undef NEED
-    if (missing) {
-        snprintf(cudnn.error, sizeof cudnn.error, "the cuDNN found lacks %s (cuDNN 8 or 9, legacy API, is needed)",
-                 missing);
-        dlclose(lib);
-        return;
-    }
-    cudnn.version = cudnn.get_version();
-    if (cudnn.version < 8000) {
-        snprintf(cudnn.error, sizeof cudnn.error, "the cuDNN found is version %zu; 8 or newer is needed",
-                 cudnn.version);
-        dlclose(lib);
-        return;
-    }
-    cudnn.error[0] = '\0';
-}
-
-/* Statuses that mean cuDNN cannot take the case here, so wick's own kernels should: NOT_SUPPORTED, and in
- * cuDNN 9 (statuses grouped by thousands; cuDNN 8 numbered them 0..n) a part of the library missing. */
-static bool not_supported(wk_cudnnStatus_t st)
-{
-    if (cudnn.version < 90000)
-        return st == WK_CUDNN8_STATUS_NOT_SUPPORTED;
-    return st / 1000 * 1000 == WK_CUDNN_STATUS_NOT_SUPPORTED || st == WK_CUDNN_STATUS_NOT_INITIALIZED ||
-           st == WK_CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH || st == WK_CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED;
-}
-
-static const char *status_text(wk_cudnnStatus_t st)
-{
-    const char *t = cudnn.error_string(st);
-    return t ? t : "cuDNN error";
-}
-
-/* d's handle, created on first use; the caller holds dev_lock[ord] and d's context is current. */
-static wk_cudnnHandle_t handle_locked(wk_gpu_dev *d, int ord, const char **why)
-{
-    if (handles[ord])
-        return handles[ord];
-    wk_cudnnHandle_t h = NULL;
-    const char *call = "cudnnCreate";
-    wk_cudnnStatus_t st = cudnn.create(&h);
-    if (st == WK_CUDNN_STATUS_SUCCESS) {
-        call = "cudnnSetStream";
-        st = cudnn.set_stream(h, (wk_cudaStream_t)wk_gpu_stream(d));
-    }
-    if (st != WK_CUDNN_STATUS_SUCCESS) {
-        if (h)
-            cudnn.destroy(h);
-        snprintf(handle_error, sizeof handle_error, "cuDNN on %s: %s failed: %s", wk_gpu_dev_name(d), call,
-                 status_text(st));
-        *why = handle_error;
-        return NULL;
-    }
-    return handles[ord] = h;
-}
-
-/* Loads cuDNN and returns d's ordinal, or -1 with the reason in *why. */
-static int ready(wk_gpu_dev *d, const char **why)
-{
-    pthread_once(&load_once, load);
-    if (cudnn.error[0]) {
-        *why = cudnn.error;
-        return -1;
-    }
-    int ord = wk_gpu_ordinal(d);
-    if (ord < 0 || ord >= WK_GPU_MAX_DEVICES) {
-        snprintf(handle_error, sizeof handle_error, "cuDNN: device %s beyond the %d handles kept", wk_gpu_dev_name(d),
-                 WK_GPU_MAX_DEVICES);
-        *why = handle_error;
-        return -1;
-    }
-    return ord;
-}
 
 /* ---------------------------------------------------------------- algorithm choice, cached per shape */
 /* All ints, zero-initialised before filling, so keys compare with memcmp. */
@@ -186,7 +37,7 @@ typedef struct conv_plan {
 } conv_plan;
 
 WK_GPU_PLAN_CACHE(plans, conv_plan, CONV_PLANS);
-_Static_assert(offsetof(conv_plan, key) == 0, "a plan starts with its key (dnn_conv.c)");
+_Static_assert(offsetof(conv_plan, key) == 0, "a plan starts with its key (conv_dnn.c)");
 
 /* One call's cuDNN state: descriptors, sizes, and the operands' device addresses. */
 typedef struct conv_call {
@@ -206,17 +57,17 @@ typedef struct conv_call {
 
 static wk_status fail(const conv_call *c, const char *call, wk_cudnnStatus_t st)
 {
-    return wk_error(not_supported(st) ? WK_ERR_UNSUPPORTED : WK_ERR_BACKEND, "%s: %s failed on %s: %s", c->op, call,
-                    wk_gpu_dev_name(c->d), status_text(st));
+    return wk_error(wk_cudnn_not_supported(st) ? WK_ERR_UNSUPPORTED : WK_ERR_BACKEND, "%s: %s failed on %s: %s", c->op, call,
+                    wk_gpu_dev_name(c->d), wk_cudnn_status_text(st));
 }
 
 /* Trial-run failures after which the heuristic ranking is used instead: cuDNN cannot time the case, or ran
  * short of memory or hit an internal limit doing so (the real call reports anything lasting). */
 static bool find_may_fall_back(wk_cudnnStatus_t st)
 {
-    if (not_supported(st))
+    if (wk_cudnn_not_supported(st))
         return true;
-    if (cudnn.version < 90000)
+    if (wk_cudnn.version < 90000)
         return st == WK_CUDNN8_STATUS_ALLOC_FAILED || st == WK_CUDNN8_STATUS_INTERNAL_ERROR;
     return st / 1000 * 1000 == WK_CUDNN_STATUS_INTERNAL_ERROR;
 }
@@ -250,11 +101,11 @@ static void add_candidate(conv_call *c, conv_plan *p, int algo, int math, size_t
         if (p->cand[i].algo == algo && p->cand[i].math == math)
             return;
     size_t ws = 0;
-    if (cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)math) != WK_CUDNN_STATUS_SUCCESS)
+    if (wk_cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)math) != WK_CUDNN_STATUS_SUCCESS)
         return;
-    wk_cudnnStatus_t st = c->transposed ? cudnn.bwd_workspace(c->h, c->wdesc, c->xdesc, c->cdesc, c->ydesc,
+    wk_cudnnStatus_t st = c->transposed ? wk_cudnn.bwd_workspace(c->h, c->wdesc, c->xdesc, c->cdesc, c->ydesc,
                                                               (wk_cudnnConvolutionBwdDataAlgo_t)algo, &ws)
-                                        : cudnn.fwd_workspace(c->h, c->xdesc, c->wdesc, c->cdesc, c->ydesc,
+                                        : wk_cudnn.fwd_workspace(c->h, c->xdesc, c->wdesc, c->cdesc, c->ydesc,
                                                               (wk_cudnnConvolutionFwdAlgo_t)algo, &ws);
     if (st == WK_CUDNN_STATUS_SUCCESS)
         p->cand[p->n++] = (wk_gpu_conv_algo){.algo = algo, .math = math, .workspace = ws > memory ? ws : memory};
@@ -282,7 +133,7 @@ static void note_time(timed_algo *t, int *n, int algo, int math, size_t memory, 
  * rounds is stable. */
 #define FIND_ROUNDS 3
 
-/* Times every algorithm on the call's own buffers (what PyTorch's cudnn.benchmark does) and fills p with the
+/* Times every algorithm on the call's own buffers (what PyTorch's wk_cudnn.benchmark does) and fills p with the
  * fastest allowed ones, fastest first. The output is overwritten, which is harmless: it is the op's fresh
  * output and the real call writes it again. cuDNN synchronises the stream for the timing; that happens once
  * per shape key, as the plan is cached. Nothing is added when cuDNN cannot time the case. */
@@ -299,7 +150,7 @@ static wk_status find(conv_call *c, conv_plan *p, size_t workspace)
         ws = NULL;
         workspace = workspace / 4 < FIND_WORKSPACE_MIN ? 0 : workspace / 4;
     }
-    wk_cudnnStatus_t st = cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)base_math(c));
+    wk_cudnnStatus_t st = wk_cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)base_math(c));
     if (st != WK_CUDNN_STATUS_SUCCESS) {
         if (ws)
             wk_gpu_free(c->d, ws);
@@ -308,10 +159,10 @@ static wk_status find(conv_call *c, conv_plan *p, size_t workspace)
     for (int round = 0; round < FIND_ROUNDS && st == WK_CUDNN_STATUS_SUCCESS; round++) {
         int got = 0;
         if (c->transposed)
-            st = cudnn.bwd_find(c->h, c->wdesc, c->w, c->xdesc, c->x, c->cdesc, c->ydesc, c->y,
+            st = wk_cudnn.bwd_find(c->h, c->wdesc, c->w, c->xdesc, c->x, c->cdesc, c->ydesc, c->y,
                                 WK_CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, bwd, ws, workspace);
         else
-            st = cudnn.fwd_find(c->h, c->xdesc, c->x, c->wdesc, c->w, c->cdesc, c->ydesc, c->y,
+            st = wk_cudnn.fwd_find(c->h, c->xdesc, c->x, c->wdesc, c->w, c->cdesc, c->ydesc, c->y,
                                 WK_CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, fwd, ws, workspace);
         for (int i = 0; st == WK_CUDNN_STATUS_SUCCESS && i < got; i++) {
             if ((c->transposed ? bwd[i].status : fwd[i].status) != WK_CUDNN_STATUS_SUCCESS)
@@ -351,16 +202,16 @@ static wk_status choose(conv_call *c, conv_plan *p)
     wk_cudnnConvolutionBwdDataAlgoPerf_t bwd[WK_CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
     int got = 0;
     p->n = 0;
-    wk_cudnnStatus_t st = cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)base_math(c));
+    wk_cudnnStatus_t st = wk_cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)base_math(c));
     if (st != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnSetConvolutionMathType", st);
     if (c->transposed)
-        st = cudnn.bwd_algos(c->h, c->wdesc, c->xdesc, c->cdesc, c->ydesc, WK_CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+        st = wk_cudnn.bwd_algos(c->h, c->wdesc, c->xdesc, c->cdesc, c->ydesc, WK_CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
                              &got, bwd);
     else
-        st = cudnn.fwd_algos(c->h, c->xdesc, c->wdesc, c->cdesc, c->ydesc, WK_CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got,
+        st = wk_cudnn.fwd_algos(c->h, c->xdesc, c->wdesc, c->cdesc, c->ydesc, WK_CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got,
                              fwd);
-    if (not_supported(st))
+    if (wk_cudnn_not_supported(st))
         return WK_OK;
     if (st != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, c->transposed ? "cudnnGetConvolutionBackwardDataAlgorithm_v7"
@@ -391,14 +242,14 @@ static wk_status run_algo(void *ctx, const wk_gpu_conv_algo *a, void *ws)
     const double one_d = 1.0, zero_d = 0.0;
     const void *one = c->dt == WK_F64 ? (const void *)&one_d : (const void *)&one_f;
     const void *zero = c->dt == WK_F64 ? (const void *)&zero_d : (const void *)&zero_f;
-    wk_cudnnStatus_t st = cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)a->math);
+    wk_cudnnStatus_t st = wk_cudnn.set_math(c->cdesc, (wk_cudnnMathType_t)a->math);
     if (st != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnSetConvolutionMathType", st);
     if (c->transposed)
-        st = cudnn.backward_data(c->h, one, c->wdesc, c->w, c->xdesc, c->x, c->cdesc,
+        st = wk_cudnn.backward_data(c->h, one, c->wdesc, c->w, c->xdesc, c->x, c->cdesc,
                                  (wk_cudnnConvolutionBwdDataAlgo_t)a->algo, ws, a->workspace, zero, c->ydesc, c->y);
     else
-        st = cudnn.forward(c->h, one, c->xdesc, c->x, c->wdesc, c->w, c->cdesc, (wk_cudnnConvolutionFwdAlgo_t)a->algo,
+        st = wk_cudnn.forward(c->h, one, c->xdesc, c->x, c->wdesc, c->w, c->cdesc, (wk_cudnnConvolutionFwdAlgo_t)a->algo,
                            ws, a->workspace, zero, c->ydesc, c->y);
     if (st != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, c->transposed ? "cudnnConvolutionBackwardData" : "cudnnConvolutionForward", st);
@@ -410,10 +261,10 @@ static wk_status run_algo(void *ctx, const wk_gpu_conv_algo *a, void *ws)
  * cannot take x laid out so. */
 static wk_status attempt(conv_call *c, const int xstride[4])
 {
-    wk_cudnnStatus_t st = cudnn.set_tensor(c->xdesc, c->data, 4, c->key.shape.xdim, xstride);
+    wk_cudnnStatus_t st = wk_cudnn.set_tensor(c->xdesc, c->data, 4, c->key.shape.xdim, xstride);
     if (st != WK_CUDNN_STATUS_SUCCESS)
         return wk_error(WK_ERR_UNSUPPORTED, "%s: cudnnSetTensorNdDescriptor refused x's layout: %s", c->op,
-                        status_text(st));
+                        wk_cudnn_status_text(st));
     conv_plan p = {.key = c->key};
     memcpy(p.key.xstride, xstride, sizeof p.key.xstride);
     bool changed = false;
@@ -432,19 +283,19 @@ static wk_status attempt(conv_call *c, const int xstride[4])
 static wk_status describe(conv_call *c)
 {
     wk_cudnnStatus_t st;
-    if ((st = cudnn.create_tensor(&c->xdesc)) != WK_CUDNN_STATUS_SUCCESS ||
-        (st = cudnn.create_tensor(&c->ydesc)) != WK_CUDNN_STATUS_SUCCESS ||
-        (st = cudnn.create_tensor(&c->bdesc)) != WK_CUDNN_STATUS_SUCCESS)
+    if ((st = wk_cudnn.create_tensor(&c->xdesc)) != WK_CUDNN_STATUS_SUCCESS ||
+        (st = wk_cudnn.create_tensor(&c->ydesc)) != WK_CUDNN_STATUS_SUCCESS ||
+        (st = wk_cudnn.create_tensor(&c->bdesc)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnCreateTensorDescriptor", st);
-    if ((st = cudnn.create_filter(&c->wdesc)) != WK_CUDNN_STATUS_SUCCESS)
+    if ((st = wk_cudnn.create_filter(&c->wdesc)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnCreateFilterDescriptor", st);
-    if ((st = cudnn.create_conv(&c->cdesc)) != WK_CUDNN_STATUS_SUCCESS)
+    if ((st = wk_cudnn.create_conv(&c->cdesc)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnCreateConvolutionDescriptor", st);
     const wk_gpu_conv_shape *sh = &c->key.shape;
-    if ((st = cudnn.set_conv(c->cdesc, 2, sh->pad, sh->stride, sh->dil, WK_CUDNN_CROSS_CORRELATION, c->compute)) !=
+    if ((st = wk_cudnn.set_conv(c->cdesc, 2, sh->pad, sh->stride, sh->dil, WK_CUDNN_CROSS_CORRELATION, c->compute)) !=
         WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnSetConvolutionNdDescriptor", st);
-    if ((st = cudnn.set_groups(c->cdesc, sh->groups)) != WK_CUDNN_STATUS_SUCCESS)
+    if ((st = wk_cudnn.set_groups(c->cdesc, sh->groups)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnSetConvolutionGroupCount", st);
     return WK_OK;
 }
@@ -456,9 +307,9 @@ static wk_status set_layout(conv_call *c, bool nhwc, wk_cudnnTensorDescriptor_t 
     int ystride[4];
     wk_gpu_packed_strides(c->key.shape.ydim, nhwc, ystride);
     wk_cudnnStatus_t st;
-    if ((st = cudnn.set_tensor(ydesc, c->data, 4, c->key.shape.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS)
+    if ((st = wk_cudnn.set_tensor(ydesc, c->data, 4, c->key.shape.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnSetTensorNdDescriptor", st);
-    if ((st = cudnn.set_filter(c->wdesc, c->data, nhwc ? WK_CUDNN_TENSOR_NHWC : WK_CUDNN_TENSOR_NCHW, 4,
+    if ((st = wk_cudnn.set_filter(c->wdesc, c->data, nhwc ? WK_CUDNN_TENSOR_NHWC : WK_CUDNN_TENSOR_NCHW, 4,
                                c->key.shape.wdim)) != WK_CUDNN_STATUS_SUCCESS)
         return fail(c, "cudnnSetFilterNdDescriptor", st);
     return WK_OK;
@@ -596,13 +447,10 @@ static bool wants_nhwc(const conv_call *c)
     return v && strcmp(v, "nhwc") == 0;
 }
 
-/* The device lock is held: the handle and the descriptors are this call's alone. */
-static wk_status conv_locked(conv_call *c, int ord, const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
+/* The device's cuDNN lock is held: the handle and the descriptors are this call's alone. */
+static wk_status conv_locked(conv_call *c, const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
                              const int xstride[4], bool direct, wk_tensor *out)
 {
-    const char *why = NULL;
-    if (!(c->h = handle_locked(c->d, ord, &why)))
-        return wk_error(WK_ERR_UNSUPPORTED, "%s: %s", c->op, why);
     wk_tensor *bp = NULL;
     wk_cudnnStatus_t st;
     wk_status s = describe(c);
@@ -624,10 +472,10 @@ static wk_status conv_locked(conv_call *c, int ord, const wk_tensor *x, const wk
     const double one_d = 1.0;
     const void *one = c->dt == WK_F64 ? (const void *)&one_d : (const void *)&one_f;
     wk_gpu_packed_strides(c->key.shape.ydim, false, ystride);
-    if ((st = cudnn.set_tensor(c->ydesc, c->data, 4, c->key.shape.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS ||
-        (st = cudnn.set_tensor(c->bdesc, c->data, 4, bdim, bstride)) != WK_CUDNN_STATUS_SUCCESS)
+    if ((st = wk_cudnn.set_tensor(c->ydesc, c->data, 4, c->key.shape.ydim, ystride)) != WK_CUDNN_STATUS_SUCCESS ||
+        (st = wk_cudnn.set_tensor(c->bdesc, c->data, 4, bdim, bstride)) != WK_CUDNN_STATUS_SUCCESS)
         s = fail(c, "cudnnSetTensorNdDescriptor", st);
-    else if ((st = cudnn.add_tensor(c->h, one, c->bdesc, wk_tensor_data(bp ? bp : bias), one, c->ydesc,
+    else if ((st = wk_cudnn.add_tensor(c->h, one, c->bdesc, wk_tensor_data(bp ? bp : bias), one, c->ydesc,
                                     wk_tensor_data(out))) != WK_CUDNN_STATUS_SUCCESS) {
         s = fail(c, "cudnnAddTensor", st);
         if (s == WK_ERR_UNSUPPORTED)
@@ -635,15 +483,15 @@ static wk_status conv_locked(conv_call *c, int ord, const wk_tensor *x, const wk
     }
 done:
     if (c->cdesc)
-        cudnn.destroy_conv(c->cdesc);
+        wk_cudnn.destroy_conv(c->cdesc);
     if (c->wdesc)
-        cudnn.destroy_filter(c->wdesc);
+        wk_cudnn.destroy_filter(c->wdesc);
     if (c->bdesc)
-        cudnn.destroy_tensor(c->bdesc);
+        wk_cudnn.destroy_tensor(c->bdesc);
     if (c->ydesc)
-        cudnn.destroy_tensor(c->ydesc);
+        wk_cudnn.destroy_tensor(c->ydesc);
     if (c->xdesc)
-        cudnn.destroy_tensor(c->xdesc);
+        wk_cudnn.destroy_tensor(c->xdesc);
     wk_tensor_release(bp); /* stream-ordered: the queued work still reads the copy */
     return s;
 }
@@ -691,19 +539,17 @@ static wk_status cuda_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w
     }
     direct = direct && wk_gpu_fits_int(extent);
 
-    c.key.ord = -1;
+    c.key.ord = wk_gpu_ordinal(d);
     c.key.dtype = (int)x->dtype;
     c.key.transposed = transposed;
     c.key.shape = g.shape;
 
     const char *why = NULL;
-    int ord = ready(d, &why);
-    if (ord < 0)
+    if (!(c.h = wk_gpu_lib_handle(&wk_cudnn_lib, d, &why)))
         return wk_error(WK_ERR_UNSUPPORTED, "%s: %s", op, why);
-    c.key.ord = ord;
-    pthread_mutex_lock(&dev_lock[ord]);
-    wk_status s = conv_locked(&c, ord, x, w, bias, xstride, direct, out);
-    pthread_mutex_unlock(&dev_lock[ord]);
+    pthread_mutex_lock(wk_gpu_lib_lock(&wk_cudnn_lib, d));
+    wk_status s = conv_locked(&c, x, w, bias, xstride, direct, out);
+    pthread_mutex_unlock(wk_gpu_lib_lock(&wk_cudnn_lib, d));
     return s;
 }
 
@@ -712,14 +558,7 @@ static const wk_gpu_dnn cuda_dnn = {.name = "cuDNN", .conv = cuda_conv};
 const wk_gpu_dnn *wk_cuda_dnn_get(wk_gpu_dev *d, const char **why)
 {
     const char *w = NULL;
-    int ord = ready(d, &w);
-    wk_cudnnHandle_t h = NULL;
-    if (ord >= 0) {
-        pthread_mutex_lock(&dev_lock[ord]);
-        h = handle_locked(d, ord, &w);
-        pthread_mutex_unlock(&dev_lock[ord]);
-    }
-    if (!h) {
+    if (!wk_gpu_lib_handle(&wk_cudnn_lib, d, &w)) {
         if (why)
             *why = w;
         return NULL;

@@ -1,0 +1,48 @@
+/* cudnn.h: cuDNN as wick calls it (the legacy descriptor API, loaded with dlopen on first use by cudnn.c): its
+ * functions, its per-device handles, and what its statuses mean. The DNN paths (conv_cudnn.c) use only this. */
+#ifndef WK_GPU_CUDNN_H
+#define WK_GPU_CUDNN_H
+
+#include "gpu/cuda_libs.h"
+#include "gpu/vendor_lib.h"
+
+typedef struct wk_cudnn_api {
+    size_t version;  /* 90100 for 9.1.0 */
+    wk_cudnnGetVersion_fn get_version;
+    wk_cudnnGetErrorString_fn error_string;
+    wk_cudnnCreate_fn create;
+    wk_cudnnDestroy_fn destroy;
+    wk_cudnnSetStream_fn set_stream;
+    wk_cudnnCreateTensorDescriptor_fn create_tensor;
+    wk_cudnnSetTensorNdDescriptor_fn set_tensor;
+    wk_cudnnDestroyTensorDescriptor_fn destroy_tensor;
+    wk_cudnnCreateFilterDescriptor_fn create_filter;
+    wk_cudnnSetFilterNdDescriptor_fn set_filter;
+    wk_cudnnDestroyFilterDescriptor_fn destroy_filter;
+    wk_cudnnCreateConvolutionDescriptor_fn create_conv;
+    wk_cudnnSetConvolutionNdDescriptor_fn set_conv;
+    wk_cudnnSetConvolutionGroupCount_fn set_groups;
+    wk_cudnnSetConvolutionMathType_fn set_math;
+    wk_cudnnDestroyConvolutionDescriptor_fn destroy_conv;
+    wk_cudnnGetConvolutionForwardAlgorithm_v7_fn fwd_algos;
+    wk_cudnnGetConvolutionBackwardDataAlgorithm_v7_fn bwd_algos;
+    wk_cudnnFindConvolutionForwardAlgorithmEx_fn fwd_find;
+    wk_cudnnFindConvolutionBackwardDataAlgorithmEx_fn bwd_find;
+    wk_cudnnGetConvolutionForwardWorkspaceSize_fn fwd_workspace;
+    wk_cudnnGetConvolutionBackwardDataWorkspaceSize_fn bwd_workspace;
+    wk_cudnnConvolutionForward_fn forward;
+    wk_cudnnConvolutionBackwardData_fn backward_data;
+    wk_cudnnAddTensor_fn add_tensor;
+} wk_cudnn_api;
+
+extern wk_cudnn_api wk_cudnn;
+/* The library and its handles: one per device, used under the device's lock (wk_gpu_lib_lock), since cuDNN
+ * forbids two threads using one handle at once. */
+extern wk_gpu_lib wk_cudnn_lib;
+
+/* True for statuses that mean cuDNN cannot take the case here, so wick's own kernels should. */
+bool wk_cudnn_not_supported(wk_cudnnStatus_t st);
+/* cuDNN's text for a status. */
+const char *wk_cudnn_status_text(wk_cudnnStatus_t st);
+
+#endif

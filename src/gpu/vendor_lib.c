@@ -1,0 +1,68 @@
+/* vendor_lib.c: loading a vendor library from its symbol table, once, and its per-device handles (vendor_lib.h). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/runtime.h"
+#include "gpu/vendor_lib.h"
+
+/* Why the last handle failed on this thread (a `why` handed out must outlive the call). */
+static _Thread_local char handle_error[320];
+
+static void load_locked(wk_gpu_lib *l)
+{
+    for (int i = 0; i < WK_GPU_MAX_DEVICES; i++)
+        pthread_mutex_init(&l->use_lock[i], NULL);
+    char tried[448];
+    void *lib = wk_gpu_dlopen_first(l->env, l->names, tried, sizeof tried);
+    if (!lib) {
+        snprintf(l->error, sizeof l->error, "%s not found (%s names its path): %s", l->name, l->env, tried);
+        return;
+    }
+    for (int i = 0; i < l->nsyms; i++)
+        if (!wk_gpu_dlsym(lib, l->syms[i].name, l->syms[i].slot) && !l->syms[i].optional) {
+            snprintf(l->error, sizeof l->error, "the %s found lacks %s (%s is needed)", l->name, l->syms[i].name,
+                     l->needs);
+            dlclose(lib);
+            return;
+        }
+    if (l->check && !l->check(l->error, sizeof l->error)) {
+        dlclose(lib);
+        return;
+    }
+    l->error[0] = '\0';
+}
+
+void *wk_gpu_lib_handle(wk_gpu_lib *l, wk_gpu_dev *d, const char **why)
+{
+    if (!atomic_load_explicit(&l->loaded, memory_order_acquire)) {
+        pthread_mutex_lock(&l->load_lock);
+        if (!atomic_load_explicit(&l->loaded, memory_order_relaxed)) {
+            load_locked(l);
+            atomic_store_explicit(&l->loaded, true, memory_order_release);
+        }
+        pthread_mutex_unlock(&l->load_lock);
+    }
+    if (l->error[0]) {
+        *why = l->error;
+        return NULL;
+    }
+    int ord = wk_gpu_ordinal(d); /* below WK_GPU_MAX_DEVICES: the backend opens no more */
+    void *h = atomic_load_explicit(&l->handle[ord], memory_order_acquire);
+    if (h)
+        return h;
+    pthread_mutex_lock(&l->make_lock);
+    h = atomic_load_explicit(&l->handle[ord], memory_order_relaxed);
+    const char *call = NULL, *text = NULL;
+    if (!h && l->create(wk_gpu_stream(d), &h, &call, &text))
+        atomic_store_explicit(&l->handle[ord], h, memory_order_release);
+    else if (!h)
+        snprintf(handle_error, sizeof handle_error, "%s on %s: %s failed: %s", l->name, wk_gpu_dev_name(d), call,
+                 text);
+    pthread_mutex_unlock(&l->make_lock);
+    if (!h)
+        *why = handle_error;
+    return h;
+}
+
+pthread_mutex_t *wk_gpu_lib_lock(wk_gpu_lib *l, wk_gpu_dev *d) { return &l->use_lock[wk_gpu_ordinal(d)]; }
