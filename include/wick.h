@@ -113,6 +113,15 @@ wk_status wk_tensor_from_host(wk_device *dev, wk_dtype dt, int rank, const int64
  * dst_bytes >= numel * dtype size. Waits for queued work on t's device. */
 wk_status wk_tensor_to_host(const wk_tensor *t, void *dst, size_t dst_bytes);
 
+/* Zero-size tensors (a dim of size 0) are valid everywhere, with PyTorch's results:
+ *  - An op whose result has no elements returns that empty result (with its shape) and does no work; an
+ *    in-place op on an empty target, and scatter/scatter_add/index_add with no indices, change nothing.
+ *  - A result with elements computed from no elements: sum gives 0, mean NaN, matmul with an inner dim of 0
+ *    zeros (a reduction of nothing).
+ *  - min, max, argmin and argmax over an empty extent are WK_ERR_SHAPE (they have no identity); an index
+ *    into an empty dim is WK_ERR_INDEX_OUT_OF_RANGE, as any index outside [0, size).
+ *  - Parameter checks still apply (a conv kernel larger than the padded input is WK_ERR_SHAPE, empty or not). */
+
 void wk_tensor_retain(wk_tensor *t);  /* adds a reference; NULL is a no-op */
 void wk_tensor_release(wk_tensor *t); /* drops a reference; NULL is a no-op */
 
@@ -170,8 +179,9 @@ wk_status wk_rand_normal(wk_device *dev, wk_dtype dt, int rank, const int64_t *s
 wk_status wk_contiguous(const wk_tensor *t, wk_tensor **out);
 /* A copy of t on dev (contiguous). */
 wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out);
-/* Converts to dt: float->float round-to-nearest-even; float->int truncates toward zero and saturates,
- * NaN -> 0; int->int wraps like C unsigned conversion; int->float rounds to nearest even. */
+/* Converts to dt: float->float and int->float round to nearest even, once (f64->f16/bf16 and i64->f16/bf16
+ * are correctly rounded, never rounded twice through f32); float->int truncates toward zero and saturates,
+ * NaN -> 0; int->int wraps like C unsigned conversion. */
 wk_status wk_cast(const wk_tensor *t, wk_dtype dt, wk_tensor **out);
 /* 2-D block copy in place: for r < rows, c < cols:
  *   dst.storage[dst_offset + r*dst_ld + c] = src.storage[src_offset + r*src_ld + c]

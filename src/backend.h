@@ -1,4 +1,4 @@
-/* backend.h: the interface every backend fills (cpu/; gpu/ for CUDA now and ROCm next, vendor-neutral).
+/* backend.h: the interface every backend fills (cpu/; gpu/, vendor-neutral, for CUDA and ROCm).
  * ops/ validates arguments, works out broadcasting and output shapes, allocates outputs, then calls a slot. */
 #ifndef WK_BACKEND_H
 #define WK_BACKEND_H

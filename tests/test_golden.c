@@ -448,7 +448,7 @@ static wk_status run_pointwise(run_ctx *c, verdict *v)
 }
 
 /* exact: the op only moves or converts values, so float outputs must match bit for bit (sign of zero too).
- * f32_tol: the f32 relative L2 tolerance of the others (OPS.md). */
+ * f32_tol: the f32 relative L2 tolerance of the others (README.md, "Parity tolerance"). */
 typedef struct op_entry {
     const char *name;
     wk_status (*run)(run_ctx *c, verdict *v);

@@ -1,7 +1,7 @@
 /* test_parity.c: runs the whole case table on every device this build can reach and compares each
  * against the float64 reference. Backends without a device are reported as SKIPPED, never as passed.
  * WICK_OP=a,b runs only those ops; WICK_BACKENDS=cuda,rocm only those backends (exit 77, ctest's
- * "skipped", when none of them has a device). */
+ * "skipped", when none of them has a device); WICK_ZERO_SIZE=1 runs every case with its main input emptied. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,8 +10,9 @@
 int main(void)
 {
     setenv("WICK_POISON", "1", 1); /* new allocations are filled with NaN / all-ones bytes */
+    const char *zero = getenv("WICK_ZERO_SIZE");
     wkt_options o = {.op_filter = getenv("WICK_OP"), .json = false, .quiet = getenv("WICK_VERBOSE") == NULL,
-                     .seed = wkt_default_seed(), .out = stdout};
+                     .zero_size = zero && *zero && strcmp(zero, "0") != 0, .seed = wkt_default_seed(), .out = stdout};
     printf("seed %llu (replay with WICK_SEED=%llu)\n", (unsigned long long)o.seed, (unsigned long long)o.seed);
     int failed = 0, passed = 0, skipped = 0;
     for (int b = 0; b < wk_backend_count(); b++) {

@@ -116,12 +116,6 @@ wk_status wk_cpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, 
     int64_t m = out->shape[nbatch], n = out->shape[nbatch + 1], k = a->shape[nbatch + 1];
     int64_t batch = wk_numel(nbatch, out->shape);
     size_t es = wk_dtype_size(dt), ces = wk_dtype_size(ct);
-    if (batch == 0 || m == 0 || n == 0)
-        return WK_OK;
-    if (k == 0) { /* all-zero bytes are +0 in every float dtype */
-        memset(wk_tensor_data(out), 0, (size_t)(batch * m * n) * es);
-        return WK_OK;
-    }
     mm_operand oa = operand_of(a, nbatch), ob = operand_of(b, nbatch);
     int64_t rows = m;
     if (fold_batch(nbatch, out->shape, &oa, &ob, &batch))

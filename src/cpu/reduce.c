@@ -484,8 +484,6 @@ wk_status wk_cpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_ten
 {
     red_plan p;
     make_plan(&kernels[op][x->dtype], x, nreduce, out, &p);
-    if (p.nout == 0)
-        return WK_OK;
     int threads = wk_cpu_threads();
     if (p.count > 0 && !p.contig && p.outer.rank > 0 && p.outer.stride[p.outer.rank - 1] == 1 &&
         p.outer.shape[p.outer.rank - 1] >= 8)

@@ -255,8 +255,6 @@ wk_status wk_cpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out)
     c.n = x->shape[nouter];
     c.s = x->strides[nouter];
     int64_t nout = wk_numel(nouter, x->shape);
-    if (nout == 0)
-        return WK_OK;
     wk_rows_init(&c.outer, x, nouter);
     if (c.s != 1 && c.n > 1 && c.outer.rank > 0 && c.outer.stride[c.outer.rank - 1] == 1 &&
         c.outer.shape[c.outer.rank - 1] >= 8)

@@ -125,8 +125,6 @@ wk_status wk_cpu_sort(const wk_tensor *x, bool descending, wk_tensor *values, wk
     c.n = x->shape[last];
     c.s = x->strides[last];
     c.rows = wk_numel(last, x->shape);
-    if (c.n == 0 || c.rows == 0)
-        return WK_OK;
     wk_rows_init(&c.outer, x, last);
     int64_t by_work = c.rows * c.n / WK_CPU_GRAIN + 1;
     c.tasks = wk_cpu_threads();

@@ -99,7 +99,7 @@ wk_status wk_binary(wk_binary_op op, const wk_tensor *a, const wk_tensor *b, wk_
     WK_TRY(WK_CHECK_SLOT(name, a, binary));
     const wk_tensor *in[2] = {a, b};
     WK_TRY(bcast_prepare(name, 2, in, a->dtype, &bc));
-    return bcast_finish(wk_be(a)->binary(op, bc.in[0], bc.in[1], bc.out), &bc, out);
+    return bcast_finish(WK_SLOT(bc.out, binary, op, bc.in[0], bc.in[1], bc.out), &bc, out);
 }
 
 wk_status wk_compare(wk_compare_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor **out)
@@ -113,7 +113,7 @@ wk_status wk_compare(wk_compare_op op, const wk_tensor *a, const wk_tensor *b, w
     WK_TRY(WK_CHECK_SLOT(name, a, compare));
     const wk_tensor *in[2] = {a, b};
     WK_TRY(bcast_prepare(name, 2, in, WK_U8, &bc));
-    return bcast_finish(wk_be(a)->compare(op, bc.in[0], bc.in[1], bc.out), &bc, out);
+    return bcast_finish(WK_SLOT(bc.out, compare, op, bc.in[0], bc.in[1], bc.out), &bc, out);
 }
 
 wk_status wk_where(const wk_tensor *cond, const wk_tensor *t, const wk_tensor *f, wk_tensor **out)
@@ -133,5 +133,5 @@ wk_status wk_where(const wk_tensor *cond, const wk_tensor *t, const wk_tensor *f
     WK_TRY(WK_CHECK_SLOT(op, t, where));
     const wk_tensor *in[3] = {cond, t, f};
     WK_TRY(bcast_prepare(op, 3, in, t->dtype, &bc));
-    return bcast_finish(wk_be(t)->where(bc.in[0], bc.in[1], bc.in[2], bc.out), &bc, out);
+    return bcast_finish(WK_SLOT(bc.out, where, bc.in[0], bc.in[1], bc.in[2], bc.out), &bc, out);
 }

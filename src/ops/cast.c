@@ -17,8 +17,8 @@ wk_status wk_cast(const wk_tensor *t, wk_dtype dt, wk_tensor **out)
     wk_tensor *c = NULL;
     WK_TRY(wk_alloc_output(op, wk_dev(t), dt, t->rank, t->shape, &c));
     wk_status s = WK_CHECK_SLOT(op, c, cast);
-    if (s == WK_OK && wk_tensor_numel(c) > 0)
-        s = wk_be(c)->cast(t, c);
+    if (s == WK_OK)
+        s = WK_SLOT(c, cast, t, c);
     return wk_finish(s, c, out);
 }
 
@@ -40,7 +40,7 @@ wk_status wk_arange(wk_device *dev, wk_dtype dt, double start, double end, doubl
     wk_tensor *t = NULL;
     WK_TRY(wk_alloc_output(op, dev, dt, 1, &n, &t));
     wk_status s = WK_CHECK_SLOT(op, t, arange);
-    if (s == WK_OK && n > 0)
-        s = wk_be(t)->arange(t, start, step);
+    if (s == WK_OK)
+        s = WK_SLOT(t, arange, t, start, step);
     return wk_finish(s, t, out);
 }

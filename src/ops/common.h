@@ -29,6 +29,11 @@ wk_status wk_check_writable(const char *op, const wk_tensor *t);
 /* The backend has the slot (pass the slot pointer cast to const void *). */
 wk_status wk_check_slot(const char *op, const wk_tensor *t, const void *slot);
 #define WK_CHECK_SLOT(op, t, slot) wk_check_slot(op, t, (const void *)(uintptr_t)wk_be(t)->slot)
+/* Runs backend slot `slot` of dst's device with the arguments that follow, unless dst, the tensor the slot
+ * writes, has no elements: the one place where wick.h's rule for zero-size results is applied, so a backend
+ * slot never sees an empty output (backend.h). */
+#define WK_SLOT(dst, slot, ...) (wk_empty(dst) ? WK_OK : wk_be(dst)->slot(__VA_ARGS__))
+static inline bool wk_empty(const wk_tensor *t) { return wk_tensor_numel(t) == 0; }
 
 /* The arguments of an op that makes a new tensor from (dev, dt, rank, shape): out not NULL, a device, a valid
  * dtype, rank in 0..WK_MAX_RANK, no negative size. */

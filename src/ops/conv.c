@@ -115,12 +115,10 @@ static wk_status conv(const char *op, const wk_tensor *x, const wk_tensor *w, co
     WK_TRY(WK_CHECK_SLOT(op, x, conv));
     wk_tensor *res = NULL;
     WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, spatial + 2, shape, &res));
-    if (wk_tensor_numel(res) > 0) {
-        wk_status s = wk_be(x)->conv(x, w, bias, p, spatial, transposed, res);
-        if (s != WK_OK) {
-            wk_tensor_release(res);
-            return s;
-        }
+    wk_status s = WK_SLOT(res, conv, x, w, bias, p, spatial, transposed, res);
+    if (s != WK_OK) {
+        wk_tensor_release(res);
+        return s;
     }
     *out = res;
     return WK_OK;

@@ -15,8 +15,8 @@ static wk_status full_named(const char *op, wk_device *dev, wk_dtype dt, int ran
     WK_TRY(wk_check_new(op, dev, dt, rank, shape, out));
     WK_TRY(wk_alloc_output(op, dev, dt, rank, shape, &t));
     wk_status s = WK_CHECK_SLOT(op, t, fill);
-    if (s == WK_OK && wk_tensor_numel(t) > 0)
-        s = wk_be(t)->fill(t, wk_scalar_storage(dt, value));
+    if (s == WK_OK)
+        s = WK_SLOT(t, fill, t, wk_scalar_storage(dt, value));
     return wk_finish(s, t, out);
 }
 
@@ -41,9 +41,7 @@ wk_status wk_fill(wk_tensor *t, double value)
     WK_TRY(wk_check_tensor(op, "tensor", t));
     WK_TRY(wk_check_writable(op, t));
     WK_TRY(WK_CHECK_SLOT(op, t, fill));
-    if (wk_tensor_numel(t) == 0)
-        return WK_OK;
-    return wk_be(t)->fill(t, wk_scalar_storage(t->dtype, value));
+    return WK_SLOT(t, fill, t, wk_scalar_storage(t->dtype, value));
 }
 
 /* ---------------------------------------------------------------- copies */
@@ -54,8 +52,8 @@ wk_status wk_copy_contiguous(const char *op, const wk_tensor *t, wk_tensor **out
     wk_tensor *c = NULL;
     WK_TRY(wk_alloc_output(op, wk_dev(t), t->dtype, t->rank, t->shape, &c));
     wk_status s = WK_CHECK_SLOT(op, c, copy);
-    if (s == WK_OK && wk_tensor_numel(c) > 0)
-        s = wk_be(c)->copy(t, c);
+    if (s == WK_OK)
+        s = WK_SLOT(c, copy, t, c);
     return wk_finish(s, c, out);
 }
 
@@ -177,7 +175,7 @@ static wk_status copy_to_view(const char *op, const wk_tensor *src, wk_tensor *d
     }
     wk_status s = wk_broadcast_view(op, src, dst->rank, dst->shape, &b);
     if (s == WK_OK)
-        s = wk_be(dst)->copy(b, dst);
+        s = WK_SLOT(dst, copy, b, dst);
     wk_tensor_release(b);
     wk_tensor_release(tmp);
     return s;
@@ -274,14 +272,14 @@ wk_status wk_cat(const wk_tensor *const *ts, int n, int dim, wk_tensor **out)
     int64_t at = 0;
     for (int i = 0; i < n && s == WK_OK; i++) {
         int64_t len = ts[i]->shape[d];
-        if (wk_tensor_numel(ts[i]) > 0) {
+        if (wk_tensor_numel(ts[i]) > 0) { /* an empty part makes no view */
             wk_tensor *part = NULL;
             int64_t part_shape[WK_MAX_RANK];
             memcpy(part_shape, o->shape, sizeof part_shape);
             part_shape[d] = len;
             s = wk_tensor_view(o, o->rank, part_shape, o->strides, o->offset + at * o->strides[d], &part);
             if (s == WK_OK)
-                s = wk_be(o)->copy(ts[i], part);
+                s = WK_SLOT(part, copy, ts[i], part);
             wk_tensor_release(part);
         }
         at += len;

@@ -3,7 +3,8 @@
 #include "ops/common.h"
 
 /* The operands every indexing op shares: x, ids (an index dtype) and, for the writing ops, src (x's dtype),
- * all on x's device; dim normalised against x. */
+ * all on x's device; dim normalised against x. Any index into a dim of size 0 is out of range: said here, since
+ * an op on an empty x may have nothing to write and run no backend. */
 static wk_status check_operands(const char *op, const wk_tensor *x, int dim, const wk_tensor *ids,
                                 const wk_tensor *src, bool has_src, int *d)
 {
@@ -17,7 +18,11 @@ static wk_status check_operands(const char *op, const wk_tensor *x, int dim, con
         WK_TRY(wk_check_same_device(op, x, src));
         WK_TRY(wk_check_same_dtype(op, x, src));
     }
-    return wk_norm_dim(op, dim, x->rank, d);
+    WK_TRY(wk_norm_dim(op, dim, x->rank, d));
+    if (x->shape[*d] == 0 && !wk_empty(ids))
+        return wk_error(WK_ERR_INDEX_OUT_OF_RANGE, "%s: %lld indices into dim %d of size 0 (none is in range)", op,
+                        (long long)wk_tensor_numel(ids), dim);
+    return WK_OK;
 }
 
 /* Byte range [lo, hi) a non-empty view can address. */
@@ -55,8 +60,8 @@ static wk_status make_output(const char *op, const wk_tensor *x, int rank, const
         WK_TRY(WK_CHECK_SLOT(op, x, copy));
     wk_tensor *o = NULL;
     WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, rank, shape, &o));
-    wk_status s = copy_x && wk_tensor_numel(o) ? wk_be(x)->copy(x, o) : WK_OK;
-    if (s == WK_OK)
+    wk_status s = copy_x ? WK_SLOT(o, copy, x, o) : WK_OK;
+    if (s == WK_OK && !wk_empty(o))
         s = fill(args, o);
     if (s != WK_OK) {
         wk_tensor_release(o);
@@ -87,13 +92,13 @@ static wk_status run_gather(const void *p, wk_tensor *o)
 static wk_status run_scatter(const void *p, wk_tensor *o)
 {
     const index_args *a = p;
-    return wk_be(o)->scatter(o, a->dim, a->ids, a->src, a->add, true);
+    return wk_empty(a->ids) ? WK_OK : wk_be(o)->scatter(o, a->dim, a->ids, a->src, a->add, true);
 }
 
 static wk_status run_index_add(const void *p, wk_tensor *o)
 {
     const index_args *a = p;
-    return wk_be(o)->index_add(o, a->dim, a->ids, a->src, true);
+    return wk_empty(a->ids) ? WK_OK : wk_be(o)->index_add(o, a->dim, a->ids, a->src, true);
 }
 
 wk_status wk_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out)
@@ -185,7 +190,7 @@ static wk_status scatter_inplace(const char *op, wk_tensor *x, int dim, const wk
     int d;
     WK_TRY(scatter_checks(op, x, dim, ids, src, &d));
     WK_TRY(inplace_checks(op, x, ids, src));
-    return wk_be(x)->scatter(x, d, ids, src, add, false);
+    return wk_empty(ids) ? WK_OK : WK_SLOT(x, scatter, x, d, ids, src, add, false);
 }
 
 wk_status wk_scatter(const wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_tensor **out)
@@ -224,5 +229,5 @@ wk_status wk_index_add_inplace(wk_tensor *x, int dim, const wk_tensor *ids, cons
     int d;
     WK_TRY(index_add_checks(op, x, dim, ids, src, &d));
     WK_TRY(inplace_checks(op, x, ids, src));
-    return wk_be(x)->index_add(x, d, ids, src, false);
+    return wk_empty(ids) ? WK_OK : WK_SLOT(x, index_add, x, d, ids, src, false);
 }

@@ -45,7 +45,9 @@ wk_status wk_matmul_ex(const wk_tensor *a, const wk_tensor *b, unsigned flags, w
     WK_TRY(WK_CHECK_SLOT(op, a, matmul));
     wk_tensor *res = NULL, *av = NULL, *bv = NULL;
     wk_status s = wk_alloc_output(op, wk_dev(a), a->dtype, rank, shape, &res);
-    if (s == WK_OK && wk_numel(rank, shape) > 0) {
+    if (s == WK_OK && !wk_empty(res) && k == 0) { /* sums of nothing */
+        s = WK_SLOT(res, fill, res, wk_scalar_storage(a->dtype, 0.0));
+    } else if (s == WK_OK && !wk_empty(res)) {
         s = wk_broadcast_view(op, a, rank, a_shape, &av);
         if (s == WK_OK)
             s = wk_broadcast_view(op, b, rank, b_shape, &bv);

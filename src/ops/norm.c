@@ -19,7 +19,7 @@ static wk_status run_rows(const wk_tensor *x, row_slot_call call, const void *ar
         if (s == WK_OK)
             s = wk_tensor_view(o, 1, &one, &one, o->offset, &ov);
     }
-    if (s == WK_OK)
+    if (s == WK_OK && !wk_empty(o)) /* as WK_SLOT */
         s = call(xv ? xv : x, arg, ov ? ov : o);
     wk_tensor_release(xv);
     wk_tensor_release(ov);

@@ -59,7 +59,7 @@ static wk_status pool2d(const char *op, wk_reduce_op kind, const wk_tensor *x, c
     WK_TRY(WK_CHECK_SLOT(op, x, pool2d));
     wk_tensor *o = NULL;
     WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, 4, sh, &o));
-    wk_status s = wk_numel(4, sh) ? wk_be(x)->pool2d(kind, x, p, o) : WK_OK;
+    wk_status s = WK_SLOT(o, pool2d, kind, x, p, o);
     if (s != WK_OK) {
         wk_tensor_release(o);
         return s;

@@ -6,8 +6,6 @@
 
 /* ---------------------------------------------------------------- random */
 
-typedef wk_status (*rand_slot)(wk_tensor *dst, uint64_t seed, double a, double b);
-
 static wk_status rand_named(const char *op, bool normal, wk_device *dev, wk_dtype dt, int rank,
                             const int64_t *shape, uint64_t seed, double a, double b, wk_tensor **out)
 {
@@ -28,10 +26,9 @@ static wk_status rand_named(const char *op, bool normal, wk_device *dev, wk_dtyp
                         narrow ? "f32" : "f64");
     wk_tensor *t = NULL;
     WK_TRY(wk_alloc_output(op, dev, dt, rank, shape, &t));
-    rand_slot slot = normal ? wk_be(t)->rand_normal : wk_be(t)->rand_uniform;
-    wk_status s = wk_check_slot(op, t, (const void *)(uintptr_t)slot);
-    if (s == WK_OK && wk_tensor_numel(t) > 0)
-        s = slot(t, seed, a, b);
+    wk_status s = normal ? WK_CHECK_SLOT(op, t, rand_normal) : WK_CHECK_SLOT(op, t, rand_uniform);
+    if (s == WK_OK)
+        s = normal ? WK_SLOT(t, rand_normal, t, seed, a, b) : WK_SLOT(t, rand_uniform, t, seed, a, b);
     return wk_finish(s, t, out);
 }
 

@@ -1,5 +1,6 @@
 /* reduce.c: sum/mean/min/max over any set of dims, and argmin/argmax over one dim. Validates, then hands
  * the backend a view with the reduced dims moved last (metadata only) and a contiguous output. */
+#include <math.h>
 #include <stdio.h>
 
 #include "ops/common.h"
@@ -57,7 +58,9 @@ static wk_status run_reduction(const wk_tensor *x, const bool *reduced, bool kee
     wk_tensor *xv = NULL, *o = NULL;
     WK_TRY(reduced_last_view(x, reduced, &xv));
     wk_status s = wk_tensor_alloc(wk_dev(x), out_dtype, rank, shape, &o);
-    if (s == WK_OK)
+    if (s == WK_OK && !wk_empty(o) && wk_empty(xv)) /* an empty extent: sum's identity, mean's 0/0 */
+        s = WK_SLOT(o, fill, o, wk_scalar_storage(out_dtype, op == WK_REDUCE_MEAN ? NAN : 0.0));
+    else if (s == WK_OK && !wk_empty(o)) /* as WK_SLOT */
         s = call(op, xv, nreduce, o);
     wk_tensor_release(xv);
     if (s != WK_OK) {

@@ -28,7 +28,7 @@ static wk_status rope(const char *op, int kind, const wk_tensor *x, const wk_ten
     WK_TRY(WK_CHECK_SLOT(op, x, rope));
     wk_tensor *o = NULL;
     WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, 4, x->shape, &o));
-    wk_status s = wk_tensor_numel(o) ? wk_be(x)->rope(kind, x, cos, sin, o) : WK_OK;
+    wk_status s = WK_SLOT(o, rope, kind, x, cos, sin, o);
     if (s != WK_OK) {
         wk_tensor_release(o);
         return s;

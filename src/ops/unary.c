@@ -49,7 +49,7 @@ wk_status wk_unary(wk_unary_op op, const wk_tensor *x, wk_tensor **out)
         return wk_error(WK_ERR_DTYPE, "%s: dtype %s not supported", name, wk_dtype_name(x->dtype));
     WK_TRY(WK_CHECK_SLOT(name, x, unary));
     WK_TRY(wk_alloc_output(name, wk_dev(x), x->dtype, x->rank, x->shape, &o));
-    return wk_finish(wk_be(x)->unary(op, x, o), o, out);
+    return wk_finish(WK_SLOT(o, unary, op, x, o), o, out);
 }
 
 wk_status wk_affine(const wk_tensor *x, double mul, double add, wk_tensor **out)
@@ -59,8 +59,8 @@ wk_status wk_affine(const wk_tensor *x, double mul, double add, wk_tensor **out)
     WK_TRY(check_in_out(op, x, out));
     WK_TRY(WK_CHECK_SLOT(op, x, affine));
     WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &o));
-    return wk_finish(wk_be(x)->affine(x, wk_scalar_compute(x->dtype, mul), wk_scalar_compute(x->dtype, add), o), o,
-                  out);
+    return wk_finish(WK_SLOT(o, affine, x, wk_scalar_compute(x->dtype, mul), wk_scalar_compute(x->dtype, add), o), o,
+                     out);
 }
 
 wk_status wk_powf(const wk_tensor *x, double e, wk_tensor **out)
@@ -71,7 +71,7 @@ wk_status wk_powf(const wk_tensor *x, double e, wk_tensor **out)
     WK_TRY(wk_check_float(op, x));
     WK_TRY(WK_CHECK_SLOT(op, x, powf));
     WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &o));
-    return wk_finish(wk_be(x)->powf(x, e, o), o, out);
+    return wk_finish(WK_SLOT(o, powf, x, e, o), o, out);
 }
 
 wk_status wk_elu(const wk_tensor *x, double alpha, wk_tensor **out)
@@ -82,7 +82,7 @@ wk_status wk_elu(const wk_tensor *x, double alpha, wk_tensor **out)
     WK_TRY(wk_check_float(op, x));
     WK_TRY(WK_CHECK_SLOT(op, x, elu));
     WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &o));
-    return wk_finish(wk_be(x)->elu(x, alpha, o), o, out);
+    return wk_finish(WK_SLOT(o, elu, x, alpha, o), o, out);
 }
 
 wk_status wk_clamp(const wk_tensor *x, double lo, double hi, wk_tensor **out)
@@ -94,5 +94,6 @@ wk_status wk_clamp(const wk_tensor *x, double lo, double hi, wk_tensor **out)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: lo %g must not exceed hi %g", op, lo, hi);
     WK_TRY(WK_CHECK_SLOT(op, x, clamp));
     WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &o));
-    return wk_finish(wk_be(x)->clamp(x, wk_scalar_compute(x->dtype, lo), wk_scalar_compute(x->dtype, hi), o), o, out);
+    return wk_finish(WK_SLOT(o, clamp, x, wk_scalar_compute(x->dtype, lo), wk_scalar_compute(x->dtype, hi), o), o,
+                     out);
 }

@@ -29,7 +29,7 @@ static wk_status upsample_shape(const char *op, const wk_tensor *x, int rank, co
     do {                                                                       \
         wk_tensor *o = NULL;                                                   \
         WK_TRY(wk_alloc_output(op, wk_dev(x), (x)->dtype, rank, sh, &o));          \
-        wk_status s = wk_numel(rank, sh) ? (call) : WK_OK;                     \
+        wk_status s = wk_tensor_numel(o) ? (call) : WK_OK; /* as WK_SLOT */   \
         if (s != WK_OK) {                                                      \
             wk_tensor_release(o);                                              \
             return s;                                                          \

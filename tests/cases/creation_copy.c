@@ -266,6 +266,15 @@ static void run_slice_set(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_r
     int64_t sshape[WK_MAX_RANK], idx[WK_MAX_RANK];
     memcpy(sshape, c->shape, sizeof sshape);
     sshape[dim] = len;
+    if (start + len > c->shape[dim]) { /* the slice does not fit (an emptied dim): a shape error, nothing written */
+        if (make_input(dev, dt, rank, c->shape, c->layout, rng, &dst, r) &&
+            make_input(dev, dt, rank, sshape, (wkt_layout)c->iparam[3], rng, &src, r)) {
+            wk_status s = wk_slice_set(dst.t, src.t, c->iparam[0], start);
+            if (s != WK_ERR_SHAPE)
+                wkt_fail(r, "slice_set past the end: %s, want WK_ERR_SHAPE", wk_status_string(s));
+        }
+        goto done;
+    }
     if (!make_input(dev, dt, rank, c->shape, c->layout, rng, &dst, r) ||
         !make_input(dev, dt, rank, sshape, (wkt_layout)c->iparam[3], rng, &src, r))
         goto done;

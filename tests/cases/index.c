@@ -54,10 +54,10 @@ static void shapes_of(const wkt_case *c, ix_shapes *s)
     s->dim = d;
     memcpy(s->x, c->shape, sizeof s->x);
     int64_t L = kind == IX_SCATTER && !(flags & F_DUPLICATES) ? c->shape[d] - 1 : c->shape[d] + 3;
-    if (flags & F_EMPTY_IDS)
+    if (flags & F_EMPTY_IDS || L < 0)
         L = 0;
     for (int i = 0; i < c->rank; i++) {
-        s->ids[i] = i == d ? L : c->shape[i] > 1 ? c->shape[i] - 1 : 1;
+        s->ids[i] = i == d ? L : c->shape[i] > 1 ? c->shape[i] - 1 : c->shape[i];
         s->src[i] = s->ids[i] + 1;
         s->out[i] = c->shape[i];
     }

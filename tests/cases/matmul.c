@@ -113,8 +113,13 @@ static void run(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
     int ra = c->rank, rb = c->iparam[P_RB];
     int64_t m = c->shape[ra - 2], k = c->shape[ra - 1], n = c->iparam[P_N];
     int64_t bshape[WK_MAX_RANK];
-    for (int i = 0; i < rb - 2; i++)
+    for (int i = 0; i < rb - 2; i++) {
         bshape[i] = c->iparam[P_BB + i];
+        /* a batch dim of a emptied (WICK_ZERO_SIZE) empties b's aligned one, so the two still broadcast */
+        int ia = i - (rb - 2) + (ra - 2);
+        if (ia >= 0 && c->shape[ia] == 0 && bshape[i] != 1)
+            bshape[i] = 0;
+    }
     bshape[rb - 2] = k;
     bshape[rb - 1] = n;
     int alayout = c->iparam[P_ALAYOUT] ? c->iparam[P_ALAYOUT] : (int)c->layout;

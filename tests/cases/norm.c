@@ -9,7 +9,7 @@
 #include "special_inputs.h"
 
 /* iparam: [0] kind, [1] weight layout (-1: no weight), [2] bias layout (-1: no bias), [3] x's input_kind,
- * [4] the case needs statistics wider than f32 (the CPU's; OPS.md promises f32 or wider: other devices
+ * [4] the case needs statistics wider than f32 (the CPU's; wick.h promises f32 or wider: other devices
  * skip it). fparam: [0] eps, [1..2] x's value range when [3] != 0. */
 enum { P_KIND, P_WLAYOUT, P_BLAYOUT, P_INPUT, P_WIDE_STATS };
 enum { SOFTMAX, LOG_SOFTMAX, RMS_NORM, LAYER_NORM };
@@ -50,7 +50,7 @@ static void run_norm(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result
     double *xv = NULL, *wv = NULL, *bv = NULL, *got = NULL, *want = NULL;
     if (c->iparam[P_WIDE_STATS] && strcmp(wk_device_name(dev), "cpu") != 0) {
         r->skipped = true;
-        snprintf(r->msg, sizeof r->msg, "needs statistics wider than f32 (beyond OPS.md)");
+        snprintf(r->msg, sizeof r->msg, "needs statistics wider than f32 (beyond wick.h's promise)");
         return;
     }
     wkt_dist dist = c->fparam[3] != 0 ? (wkt_dist){c->fparam[1], c->fparam[2]} : wkt_dist_default(c->dtype);

@@ -7,7 +7,7 @@ Deterministic: every golden draws from its own generator seeded by the CRC32 of 
 take inputs rounded to the dtype and PyTorch's float64 result on them (tolerances 2e-3 / 1e-2 relative L2).
 Left out on purpose: what PyTorch leaves undefined (scatter with duplicate indices, float->int out of range
 or NaN), and the casts where PyTorch 1.13 rounds twice through f32 (f64->f16, f64->bf16, i64->bf16) instead
-of once as OPS.md says; the script prints each value it leaves out.
+of once as wick.h (wk_cast) says; the script prints each value it leaves out.
 
 File format (tokens separated by whitespace; '#' starts a comment that runs to the end of the line):
   golden NAME                       starts a record; NAME is "<op>.<dtype>.<what>", unique, no spaces
@@ -528,7 +528,7 @@ def exact_round(v, dt):
 
 
 def cast_expect(v, s, d):
-    """OPS.md's rule for one value (None where PyTorch leaves it undefined, so it gets no golden)."""
+    """wick.h's rule (wk_cast) for one value (None where PyTorch leaves it undefined, so it gets no golden)."""
     if s in FLOATS and math.isnan(v):
         return math.nan if d in FLOATS else None
     if s in FLOATS and math.isinf(v):

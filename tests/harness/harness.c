@@ -1,5 +1,5 @@
 /* harness.c: random inputs in every layout, reading results back as doubles, and the comparison rules
- * of OPS.md (relative L2 per dtype, exact integers, NaN/inf at the same places). */
+ * of README.md, "Parity tolerance" (relative L2 per dtype, exact integers, NaN/inf at the same places). */
 #include "harness.h"
 
 #include <math.h>
@@ -310,6 +310,8 @@ bool wkt_failed(wk_status s, wkt_result *r, const char *what)
 {
     if (s == WK_OK)
         return false;
+    if (r->status == WK_OK)
+        r->status = s;
     wkt_fail(r, "%s: %s: %s", what, wk_status_string(s), wk_last_error());
     return true;
 }

@@ -52,7 +52,7 @@ double wkt_round_to(wk_dtype dt, double v);
 
 /* ---- comparison */
 typedef enum wkt_tol_kind { WKT_TOL_ELEMENTWISE, WKT_TOL_MATMUL } wkt_tol_kind;
-/* The tolerance of OPS.md for dt (0 for integer dtypes: exact). */
+/* The tolerance of README.md ("Parity tolerance") for dt (0 for integer dtypes: exact). */
 double wkt_tol(wk_dtype dt, wkt_tol_kind kind);
 
 typedef struct wkt_result {
@@ -61,6 +61,7 @@ typedef struct wkt_result {
     bool pass;
     bool skipped;       /* the case could not run here (reported as SKIP, never as pass) */
     char msg[256];      /* why it failed or was skipped */
+    wk_status status;   /* the first failing status wkt_failed saw (WK_OK: none) */
 } wkt_result;
 
 /* Compares got against want (n values): NaN and infinities must be at the same places; integer dtypes
@@ -113,6 +114,7 @@ typedef struct wkt_options {
     const char *op_filter; /* run only these ops (one name or a comma-separated list; NULL: all) */
     bool json;             /* one JSON record per case instead of a text line */
     bool quiet;            /* print failures only (text mode) */
+    bool zero_size;        /* run each case with its main input's first dim 0 (cases of rank 0 are left out) */
     uint64_t seed;
     FILE *out;
 } wkt_options;

@@ -40,6 +40,22 @@ static void print_case(FILE *f, const wkt_options *o, const wkt_case *c, const w
             wk_dtype_name(c->dtype), wkt_layout_name(c->layout), sh, r->max_rel_err, r->tol, r->msg);
 }
 
+/* The errors wick.h's zero-size rule documents, by op: min, max, argmin and argmax of nothing have no identity;
+ * an index into an emptied dim is out of range. A case run emptied (WICK_ZERO_SIZE) that fails with its op's
+ * documented status, and no other failure, passes. */
+static bool documented_empty_error(const char *op, wk_status s)
+{
+    static const char *const no_identity[] = {"reduce_min", "reduce_max", "argmin", "argmax"};
+    static const char *const indexing[] = {"index_select", "gather", "scatter", "scatter_add", "index_add"};
+    for (size_t i = 0; i < sizeof no_identity / sizeof *no_identity; i++)
+        if (strcmp(op, no_identity[i]) == 0)
+            return s == WK_ERR_SHAPE;
+    for (size_t i = 0; i < sizeof indexing / sizeof *indexing; i++)
+        if (strncmp(op, indexing[i], strlen(indexing[i])) == 0)
+            return s == WK_ERR_INDEX_OUT_OF_RANGE;
+    return false;
+}
+
 /* op_filter is one op name or a comma-separated list of them. */
 static bool op_selected(const char *filter, const char *op)
 {
@@ -68,13 +84,23 @@ wkt_summary wkt_run_table(wk_device *dev, const wkt_options *o)
     for (int i = 0; i < nf; i++)
         fams[i]->cases(&list);
     for (int i = 0; i < list.n; i++) {
+        wkt_case zc = list.items[i];
         const wkt_case *c = &list.items[i];
-        if (!op_selected(o->op_filter, c->op))
+        if (!op_selected(o->op_filter, c->op) || (o->zero_size && c->rank == 0))
             continue;
+        if (o->zero_size) { /* the same case with nothing in it: every op's empty rule (wick.h) */
+            zc.shape[0] = 0;
+            c = &zc;
+        }
         wkt_rng rng;
         wkt_rng_seed(&rng, o->seed ^ ((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull));
-        wkt_result r = {.max_rel_err = 0, .tol = 0, .pass = true, .skipped = false, .msg = ""};
+        wkt_result r = {.max_rel_err = 0, .tol = 0, .pass = true, .skipped = false, .msg = "", .status = WK_OK};
         c->run(c, dev, &rng, &r);
+        if (o->zero_size && !r.pass && documented_empty_error(c->op, r.status) &&
+            strncmp(r.msg, c->op, strlen(c->op)) == 0) {
+            r.pass = true;
+            snprintf(r.msg, sizeof r.msg, "%s (the documented error)", wk_status_string(r.status));
+        }
         if (r.skipped)
             sum.skipped++;
         else if (r.pass)
