@@ -114,8 +114,9 @@ wk_status wk_tensor_from_host(wk_device *dev, wk_dtype dt, int rank, const int64
 wk_status wk_tensor_to_host(const wk_tensor *t, void *dst, size_t dst_bytes);
 
 /* Zero-size tensors (a dim of size 0) are valid everywhere, with PyTorch's results:
- *  - An op whose result has no elements returns that empty result (with its shape) and does no work; an
- *    in-place op on an empty target, and scatter/scatter_add/index_add with no indices, change nothing.
+ *  - An op whose result has no elements returns that empty result (with its shape) and computes nothing (an
+ *    indexing op still checks its indices); an in-place op on an empty target, and scatter/scatter_add/index_add
+ *    with no indices, change nothing.
  *  - A result with elements computed from no elements: sum gives 0, mean NaN, matmul with an inner dim of 0
  *    zeros (a reduction of nothing).
  *  - min, max, argmin and argmax over an empty extent are WK_ERR_SHAPE (they have no identity); an index

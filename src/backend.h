@@ -15,6 +15,20 @@
  *    Errors found on the device (an index out of range) are reported by sync(), naming the op.
  *    Errors found while queueing (a vendor call failing) are returned at once.
  *  - A slot left NULL means the backend lacks the op: ops/ returns WK_ERR_UNSUPPORTED naming it. */
+/* The slots' parameters that choose a variant. */
+typedef enum wk_softmax_kind { WK_SOFTMAX = 0, WK_LOG_SOFTMAX = 1 } wk_softmax_kind;
+typedef enum wk_sort_order { WK_SORT_ASCENDING = 0, WK_SORT_DESCENDING = 1 } wk_sort_order;
+typedef enum wk_scatter_mode { WK_SCATTER_SET = 0, WK_SCATTER_ADD = 1 } wk_scatter_mode;
+/* Whose tensor an in-place slot writes: the caller's (left unchanged on failure where the backend can), or the
+ * op's own fresh output. */
+typedef enum wk_write_target { WK_TARGET_CALLER = 0, WK_TARGET_FRESH = 1 } wk_write_target;
+/* rope (halves of (B, H, T, D)), rope_i (interleaved pairs of (B, H, T, D)), rope_thd (halves of (B, T, H, D)).
+ * The GPU's kernels take it as their first axis in this order (kernels/rope.h). */
+typedef enum wk_rope_kind { WK_ROPE_HALVES = 0, WK_ROPE_INTERLEAVED = 1, WK_ROPE_THD = 2 } wk_rope_kind;
+/* conv: the number of spatial dims, and forward or transposed. */
+typedef enum wk_conv_dims { WK_CONV_1D = 1, WK_CONV_2D = 2 } wk_conv_dims;
+typedef enum wk_conv_dir { WK_CONV_FORWARD = 0, WK_CONV_TRANSPOSED = 1 } wk_conv_dir;
+
 struct wk_backend {
     const char *name; /* "cpu", "cuda", "rocm" */
     /* The kernel targets compiled into this build ("sm_80 sm_90 compute_90"), "" when none; NULL for the CPU. */
@@ -77,14 +91,14 @@ struct wk_backend {
     /* op MIN or MAX over x's last dim (size >= 1) -> out i64 contiguous of x's other dims. */
     wk_status (*arg_reduce)(wk_reduce_op op, const wk_tensor *x, wk_tensor *out);
     /* Over the last dim of x (rank >= 1); out contiguous, x's shape and dtype. */
-    wk_status (*softmax)(const wk_tensor *x, bool log, wk_tensor *out);
+    wk_status (*softmax)(const wk_tensor *x, wk_softmax_kind kind, wk_tensor *out);
     /* w: 1-D of the last dim's size, x's dtype. */
     wk_status (*rms_norm)(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor *out);
     /* w and b may be NULL. */
     wk_status (*layer_norm)(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
                             wk_tensor *out);
     /* Stable sort along the last dim; values (x's dtype) and/or indices (i64) may be NULL, not both. */
-    wk_status (*sort)(const wk_tensor *x, bool descending, wk_tensor *values, wk_tensor *indices);
+    wk_status (*sort)(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices);
 
     /* ---- linear algebra */
     /* a (..., m, k), b (..., k, n), out (..., m, n): same rank, batch dims already broadcast (stride 0).
@@ -92,10 +106,10 @@ struct wk_backend {
     wk_status (*matmul)(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out);
 
     /* ---- convolution, pooling, resampling */
-    /* spatial = 1 or 2. Forward: x (N, C, *S), w (O, C/g, *K). Transposed: w (C, O/g, *K).
-     * bias (O) may be NULL. For spatial 1 only index 0 of p's arrays is meaningful. */
+    /* Forward: x (N, C, *S), w (O, C/g, *K). Transposed: w (C, O/g, *K). S and K have `dims` dims; for
+     * WK_CONV_1D only index 0 of p's arrays is meaningful. bias (O) may be NULL. */
     wk_status (*conv)(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
-                      int spatial, bool transposed, wk_tensor *out);
+                      wk_conv_dims dims, wk_conv_dir dir, wk_tensor *out);
     /* op MAX or MEAN (avg), x (N, C, H, W). */
     wk_status (*pool2d)(wk_reduce_op op, const wk_tensor *x, const wk_pool_params *p, wk_tensor *out);
     /* x (N, C, L) or (N, C, H, W); out the same rank with the new spatial sizes. */
@@ -104,21 +118,21 @@ struct wk_backend {
     wk_status (*upsample_bilinear2d)(const wk_tensor *x, bool align_corners, double scale_h, double scale_w,
                                      wk_tensor *out);
 
-    /* ---- indexing: ids u8/u32/i32/i64; out-of-range indices are an error, never an access */
+    /* ---- indexing: ids u8/u32/i32/i64; out-of-range indices are an error, never an access. These slots run
+     * whenever ids has elements, even when out (or x, in place) has none: the indices are checked all the same. */
     wk_status (*index_select)(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
     wk_status (*gather)(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
-    /* In place on x (a view with no overlap). add: accumulate, else set. On failure x is unchanged
-     * on the CPU. fresh: x is the op's own new output, not the caller's tensor: it need not be left
-     * unchanged when an index is bad. */
-    wk_status (*scatter)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add, bool fresh);
-    wk_status (*index_add)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool fresh);
+    /* In place on x (a view with no overlap), ids non-empty. mode: accumulate or set. On failure x is unchanged
+     * when target is WK_TARGET_CALLER (on the CPU); WK_TARGET_FRESH: x is the op's own new output, which need
+     * not be left unchanged when an index is bad. */
+    wk_status (*scatter)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_scatter_mode mode,
+                         wk_write_target target);
+    wk_status (*index_add)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_write_target target);
 
     /* ---- transformer pieces */
-    /* kind: 0 rope (halves, bhtd), 1 rope_i (interleaved, bhtd), 2 rope_thd (halves, bthd). */
-    wk_status (*rope)(int kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor *out);
+    wk_status (*rope)(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
+                      wk_tensor *out);
 };
-
-enum { WK_ROPE_HALVES = 0, WK_ROPE_INTERLEAVED = 1, WK_ROPE_THD = 2 };
 
 /* The backends compiled into this build, CPU first. */
 extern const wk_backend wk_cpu_backend;

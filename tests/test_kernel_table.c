@@ -1,13 +1,15 @@
 /* test_kernel_table.c: the host's kernel table (gpu/launch.c), generated from the family lists of
  * kernels/families.h, on any machine: every variant has a unique entry-point name, a variant a list does not
  * build and slots outside a set's axes are WK_ERR_UNSUPPORTED naming the kernel, and arguments of the wrong size
- * are refused before anything is looked up. `test_kernel_table --list [SET_PREFIX]` prints the names of the
- * built variants, one a line, to compare with the entry points a kernel build holds. */
+ * are refused before anything is looked up. Where a GPU is reachable, every variant the lists build must be
+ * present in the device's kernels (the lists and the compiled entry points agree). `test_kernel_table --list
+ * [SET_PREFIX]` prints the names of the built variants, one a line, to compare with a kernel build's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/launch.h"
+#include "gpu/gpu.h"
+#include "wick.h"
 
 static int checks, failures;
 
@@ -47,6 +49,38 @@ static int walk(const char *list, const char **names, int cap)
                         names[n++] = name;
                 }
     return n;
+}
+
+/* On each GPU backend with a device: every built variant's entry point is found (the _w64 variants only where
+ * the build has them, as the probe's _w64 says). */
+static void check_device_kernels(void)
+{
+    for (int b = 0; b < wk_backend_count(); b++) {
+        wk_backend_info info;
+        wk_device *dev = NULL;
+        char name[32];
+        if (wk_backend_info_get(b, &info) != WK_OK || strcmp(info.name, "cpu") == 0 || !info.available)
+            continue;
+        snprintf(name, sizeof name, "%s:0", info.name);
+        CHECK(wk_device_get(name, &dev) == WK_OK, "open %s", name);
+        if (!dev)
+            continue;
+        wk_gpu_dev *d = dev->impl; /* a GPU backend's device (core/tensor.h) */
+        bool wide = wk_gpu_kernel_present(d, WK_KS_probe_wave_width, 0, 0, 1);
+        int found = 0;
+        for (int k = 0; k < WK_KS_COUNT; k++)
+            for (int a = 0; a < 16; a++)
+                for (int bb = 0; bb < 16; bb++)
+                    for (int w = 0; w < (wide ? 2 : 1); w++) {
+                        const char *kname = NULL;
+                        if (wk_gpu_kernel_name((wk_gpu_kset)k, a, bb, w, &kname) != WK_OK)
+                            continue;
+                        bool present = wk_gpu_kernel_present(d, (wk_gpu_kset)k, a, bb, w);
+                        CHECK(present, "%s: %s is listed but not in the device's kernels", name, kname);
+                        found += present;
+                    }
+        printf("test_kernel_table: %s: %d entry points found%s\n", name, found, wide ? " (with _w64)" : "");
+    }
 }
 
 int main(int argc, char **argv)
@@ -93,6 +127,7 @@ int main(int argc, char **argv)
     CHECK(s == WK_ERR_UNSUPPORTED && strstr(wk_last_error(), "pool_avg_i32"), "unbuilt variant: %s",
           wk_status_string(s));
 
+    check_device_kernels();
     printf("test_kernel_table: %d variants, %d checks, %d failures\n", n, checks, failures);
     return failures ? 1 : 0;
 }

@@ -227,9 +227,10 @@ static wk_status conv_gemm(const conv_plan *q, bool transposed, const wk_tensor 
 }
 
 wk_status wk_cpu_conv(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
-                      int spatial, bool transposed, wk_tensor *out)
+                      wk_conv_dims dims, wk_conv_dir dir, wk_tensor *out)
 {
-    conv_plan q = plan_of(x, w, p, spatial, transposed, out);
+    bool transposed = dir == WK_CONV_TRANSPOSED;
+    conv_plan q = plan_of(x, w, p, (int)dims, transposed, out);
     void *wbuf = malloc((size_t)wk_tensor_numel(w) * q.ces + 1);
     void *bbuf = bias ? malloc((size_t)q.o * q.ces + 1) : NULL;
     wk_status s;

@@ -84,17 +84,17 @@ wk_status wk_cpu_where(const wk_tensor *cond, const wk_tensor *t, const wk_tenso
 wk_status wk_cpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_tensor *out);
 wk_status wk_cpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out);
 /* norm.c: softmax, rms_norm, layer_norm */
-wk_status wk_cpu_softmax(const wk_tensor *x, bool log, wk_tensor *out);
+wk_status wk_cpu_softmax(const wk_tensor *x, wk_softmax_kind kind, wk_tensor *out);
 wk_status wk_cpu_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor *out);
 wk_status wk_cpu_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps, wk_tensor *out);
 /* sort.c */
-wk_status wk_cpu_sort(const wk_tensor *x, bool descending, wk_tensor *values, wk_tensor *indices);
+wk_status wk_cpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices);
 
 /* matmul.c */
 wk_status wk_cpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out);
 /* conv.c */
 wk_status wk_cpu_conv(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
-                      int spatial, bool transposed, wk_tensor *out);
+                      wk_conv_dims dims, wk_conv_dir dir, wk_tensor *out);
 /* pool.c */
 wk_status wk_cpu_pool2d(wk_reduce_op op, const wk_tensor *x, const wk_pool_params *p, wk_tensor *out);
 /* upsample.c */
@@ -105,10 +105,11 @@ wk_status wk_cpu_upsample_bilinear2d(const wk_tensor *x, bool align_corners, dou
 /* index.c: index_select, gather; index_scatter.c: scatter, index_add */
 wk_status wk_cpu_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
 wk_status wk_cpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
-wk_status wk_cpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add,
-                         bool fresh);
-wk_status wk_cpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool fresh);
+wk_status wk_cpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_scatter_mode mode,
+                         wk_write_target target);
+wk_status wk_cpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_write_target target);
 /* rope.c */
-wk_status wk_cpu_rope(int kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor *out);
+wk_status wk_cpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
+                      wk_tensor *out);
 
 #endif

@@ -189,9 +189,11 @@ static void scatter_walk(wk_tensor *x, int dim, const wk_tensor *ids_view, const
     wk_cpu_parallel_for(rows, WK_CPU_GRAIN / j.K + 1, scatter_rows_batched, &j);
 }
 
-wk_status wk_cpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add, bool fresh)
+wk_status wk_cpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_scatter_mode mode,
+                         wk_write_target target)
 {
-    (void)fresh; /* the range check runs before any write either way */
+    (void)target; /* the range check runs before any write either way */
+    bool add = mode == WK_SCATTER_ADD;
     WK_TRY(wk_cpu_check_ids(add ? "scatter_add" : "scatter", ids, x->shape[dim], dim));
     scatter_walk(x, dim, ids, src, add);
     return WK_OK;
@@ -261,9 +263,9 @@ static void index_add_vectors(wk_tensor *x, int dim, const wk_tensor *ids, const
     wk_cpu_parallel_for(outer * v.blocks, WK_CPU_GRAIN / (v.n_ids * v.cols) + 1, vec_items, &v);
 }
 
-wk_status wk_cpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool fresh)
+wk_status wk_cpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_write_target target)
 {
-    (void)fresh; /* the range check runs before any write either way */
+    (void)target; /* the range check runs before any write either way */
     WK_TRY(wk_cpu_check_ids("index_add", ids, x->shape[dim], dim));
     /* unit strides along dim (the last dim, contiguous): scatter_walk's direct row loops fit better */
     bool unit_along_dim = x->strides[dim] == 1 && ids->strides[0] == 1 && src->strides[dim] == 1;

@@ -385,9 +385,9 @@ static wk_status run_rows(norm_ctx *c, norm_row_fn f64, norm_row_fn f32, const w
     return WK_OK;
 }
 
-wk_status wk_cpu_softmax(const wk_tensor *x, bool log, wk_tensor *out)
+wk_status wk_cpu_softmax(const wk_tensor *x, wk_softmax_kind kind, wk_tensor *out)
 {
-    norm_ctx c = {.log = log};
+    norm_ctx c = {.log = kind == WK_LOG_SOFTMAX};
     return run_rows(&c, softmax_row_f64, softmax_row_f32, x, out);
 }
 

@@ -3,7 +3,7 @@
 #include "cpu/cpu.h"
 
 typedef struct rope_job {
-    int kind;
+    wk_rope_kind kind;
     const wk_tensor *x, *cos, *sin;
     wk_tensor *out;
     int64_t d1, d2, D; /* x's dims 1 and 2 */
@@ -40,7 +40,8 @@ ROPE_KERNEL(WK_BF16, bf16, wk_bf16_t, float)
 ROPE_KERNEL(WK_F32, f32, float, float)
 ROPE_KERNEL(WK_F64, f64, double, double)
 
-wk_status wk_cpu_rope(int kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor *out)
+wk_status wk_cpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
+                      wk_tensor *out)
 {
     rope_job j = {.kind = kind, .x = x, .cos = cos, .sin = sin, .out = out, .d1 = x->shape[1], .d2 = x->shape[2],
                   .D = x->shape[3]};

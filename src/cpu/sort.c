@@ -115,10 +115,10 @@ static void sort_body(void *ctx, int64_t begin, int64_t end)
     }
 }
 
-wk_status wk_cpu_sort(const wk_tensor *x, bool descending, wk_tensor *values, wk_tensor *indices)
+wk_status wk_cpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices)
 {
     int last = x->rank - 1;
-    sort_ctx c = {.row = sort_rows[x->dtype], .x = wk_tensor_data(x), .descending = descending};
+    sort_ctx c = {.row = sort_rows[x->dtype], .x = wk_tensor_data(x), .descending = order == WK_SORT_DESCENDING};
     c.values = values ? wk_tensor_data(values) : NULL;
     c.indices = indices ? wk_tensor_data(indices) : NULL;
     c.es = (int64_t)wk_dtype_size(x->dtype);

@@ -1,7 +1,6 @@
 /* conv.c: the GPU conv slot: a 1x1 convolution as one batched GEMM (the BLAS), else the vendor DNN library
  * (gpu.h wk_gpu_dnn) when it takes the case, else wick's own direct kernels (kernels/conv.cu).
  * WICK_GPU_CONV=fallback forces the direct kernels. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,24 +12,24 @@ static wk_status conv_direct(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor 
 {
     bool one = spatial == 1;
     int last = spatial + 1;
-    const void *xd = wk_tensor_data(x), *wd = wk_tensor_data(w), *bd = bias ? wk_tensor_data(bias) : NULL;
-    void *od = wk_tensor_data(out);
-    int64_t O = out->shape[1], OH = one ? 1 : out->shape[2], OW = out->shape[last];
-    int64_t H = one ? 1 : x->shape[2], W = x->shape[last], KH = one ? 1 : w->shape[2], KW = w->shape[last];
-    int64_t cg = x->shape[1] / p->groups, og = O / p->groups;
-    int64_t sy = one ? 1 : p->stride[0], sx = p->stride[one ? 0 : 1];
-    int64_t py = one ? 0 : p->padding[0], px = p->padding[one ? 0 : 1];
-    int64_t dy = one ? 1 : p->dilation[0], dx = p->dilation[one ? 0 : 1];
-    int64_t xN = x->strides[0], xC = x->strides[1], xH = one ? 0 : x->strides[2], xW = x->strides[last];
-    int64_t w0 = w->strides[0], w1 = w->strides[1], wH = one ? 0 : w->strides[2], wW = w->strides[last];
-    int64_t bS = bias ? bias->strides[0] : 0;
-    char name[64];
-    snprintf(name, sizeof name, "conv_direct_%s_%s", transposed ? "tr" : "fwd", wk_gpu_sfx(x->dtype));
-    void *args[] = {&xd, &wd, &bd, &od, &total, &O, &OH, &OW, &H, &W, &KH, &KW, &cg, &og, &sy, &sx, &py, &px,
-                    &dy, &dx, &xN, &xC, &xH, &xW, &w0, &w1, &wH, &wW, &bS};
+    wk_gpu_conv_args q = {
+        .x = wk_tensor_data(x), .w = wk_tensor_data(w), .bias = bias ? wk_tensor_data(bias) : NULL,
+        .out = wk_tensor_data(out), .total = total,
+        .O = out->shape[1], .OH = one ? 1 : out->shape[2], .OW = out->shape[last],
+        .H = one ? 1 : x->shape[2], .W = x->shape[last], .KH = one ? 1 : w->shape[2], .KW = w->shape[last],
+        .cg = x->shape[1] / p->groups, .og = out->shape[1] / p->groups,
+        .sy = one ? 1 : p->stride[0], .sx = p->stride[one ? 0 : 1],
+        .py = one ? 0 : p->padding[0], .px = p->padding[one ? 0 : 1],
+        .dy = one ? 1 : p->dilation[0], .dx = p->dilation[one ? 0 : 1],
+        .xN = x->strides[0], .xC = x->strides[1], .xH = one ? 0 : x->strides[2], .xW = x->strides[last],
+        .w0 = w->strides[0], .w1 = w->strides[1], .wH = one ? 0 : w->strides[2], .wW = w->strides[last],
+        .bS = bias ? bias->strides[0] : 0,
+    };
     unsigned threads = 256;
-    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, total, threads), 1, 1},
-                         (wk_gpu_dim){threads, 1, 1}, 0, args);
+    wk_gpu_dim grid = {wk_gpu_blocks(d, total, threads), 1, 1}, block = {threads, 1, 1};
+    if (transposed)
+        return WK_GPU_LAUNCH(d, conv_direct_tr, x->dtype, 0, 0, grid, block, 0, q);
+    return WK_GPU_LAUNCH(d, conv_direct_fwd, x->dtype, 0, 0, grid, block, 0, q);
 }
 
 /* A pointwise convolution (1x1 kernel, stride 1, no padding, one group) is a matrix product per image:
@@ -77,12 +76,12 @@ wk_status wk_gpu_add_bias(const wk_tensor *bias, wk_tensor *out)
 }
 
 wk_status wk_gpu_conv(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
-                      int spatial, bool transposed, wk_tensor *out)
+                      wk_conv_dims dims, wk_conv_dir dir, wk_tensor *out)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(out);
+    int spatial = (int)dims;
+    bool transposed = dir == WK_CONV_TRANSPOSED;
     int64_t total = wk_numel(out->rank, out->shape);
-    if (total == 0)
-        return WK_OK;
     const char *force = getenv("WICK_GPU_CONV");
     bool fallback = force && strcmp(force, "fallback") == 0;
     if (!transposed && !fallback) {

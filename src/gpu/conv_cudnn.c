@@ -509,8 +509,6 @@ static wk_status cuda_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w
     case WK_F64: c.data = c.compute = WK_CUDNN_DATA_DOUBLE; break;
     default: return wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN has no %s convolution", op, wk_dtype_name(x->dtype));
     }
-    if (wk_tensor_numel(out) == 0)
-        return WK_OK;
     if (bias && atomic_load(&bias_refused[x->dtype]))
         return wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN adds no %s bias", op, wk_dtype_name(x->dtype));
 

@@ -1,14 +1,10 @@
 /* copy.c: the GPU's data-movement slots: fill of a view, copy of a view into a view, copy2d. A copy merges the
  * dims of both views, then picks memcpy, splat, tiled transpose, rows or strided kernels (kernels/copy.cu). */
-#include <stdio.h>
 #include <string.h>
 
 #include "gpu/gpu.h"
 
 #define COPY_THREADS 256
-/* Block shape of the transpose kernels: must match COPY_TILE_W x COPY_TILE_R in kernels/copy.cu. */
-#define COPY_TILE_W 32
-#define COPY_TILE_R 8
 /* A transpose tile is 32*P elements on a side: narrower views are cheaper element by element. */
 #define COPY_TRANSPOSE_MIN 16
 /* Rows at least this long go to the row kernel (one start offset per chunk, contiguous runs vectorised). */
@@ -65,14 +61,16 @@ static wk_gpu_layout copy_layout(int rank, const int64_t *shape, const int64_t *
 
 static wk_gpu_dim copy_dim(unsigned x, unsigned y) { return (wk_gpu_dim){x, y, 1}; }
 
+/* Slot of an element size of 1, 2, 4, 8 (SIZES) or 16 bytes (COPY_WIDE). */
+static int copy_size_slot(int64_t es) { return es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : es == 8 ? 3 : 4; }
+
 /* The tiled transpose over dims a (unit stride in src) and b (unit stride in dst), the others batched. Elements
  * move packed in 4- or 8-byte words where every start and stride keeps the words aligned. */
 static wk_status copy_transpose(wk_gpu_dev *d, int64_t es, char *dst, const char *src, const copy_dims *m, int a,
                                 int b)
 {
-    static const int64_t packed_word[9] = {[1] = 4, [2] = 4, [4] = 8, [8] = 8};
     int64_t na = m->shape[a], nb = m->shape[b], dst_a = m->ds[a], src_b = m->ss[b];
-    int64_t word = packed_word[es], p = word / es;
+    int64_t word = COPY_PACKED_WORD(es), p = word / es;
     int64_t shape[WK_GPU_MAX_RANK], ds[WK_GPU_MAX_RANK], ss[WK_GPU_MAX_RANK];
     bool packed = (uintptr_t)dst % (uintptr_t)word == 0 && (uintptr_t)src % (uintptr_t)word == 0 && dst_a % p == 0 &&
                   src_b % p == 0;
@@ -88,15 +86,17 @@ static wk_status copy_transpose(wk_gpu_dev *d, int64_t es, char *dst, const char
     }
     if (!packed)
         p = 1;
-    wk_gpu_layout dl = copy_layout(nbat, shape, ds), sl = copy_layout(nbat, shape, ss);
     int64_t t = COPY_TILE_W * p, tiles_a = (na + t - 1) / t, tiles_b = (nb + t - 1) / t;
-    int64_t ntiles = wk_numel(nbat, shape) * tiles_a * tiles_b;
-    char name[32];
-    snprintf(name, sizeof name, "copy_transpose_%d%s", (int)es, packed || es == 8 ? "" : "n");
-    void *args[] = {&dst, &src, &na, &nb, &dst_a, &src_b, &dl, &sl, &tiles_a, &tiles_b, &ntiles};
+    wk_gpu_copy_args q = {
+        .dst = dst, .src = src, .dl = copy_layout(nbat, shape, ds), .sl = copy_layout(nbat, shape, ss),
+        .na = na, .nb = nb, .dst_a = dst_a, .src_b = src_b, .tiles_a = tiles_a, .tiles_b = tiles_b,
+        .ntiles = wk_numel(nbat, shape) * tiles_a * tiles_b,
+    };
+    /* slots 0..3 packed, 4..6 one element per word (8-byte elements are both: slot 3) */
+    int slot = copy_size_slot(es) + (packed || es == 8 ? 0 : 4);
     unsigned threads = COPY_TILE_W * COPY_TILE_R;
-    return wk_gpu_launch_named(d, name, copy_dim(wk_gpu_blocks(d, ntiles * threads, threads), 1),
-                         copy_dim(COPY_TILE_W, COPY_TILE_R), 0, args);
+    return WK_GPU_LAUNCH(d, copy_transpose, slot, 0, 0, copy_dim(wk_gpu_blocks(d, q.ntiles * threads, threads), 1),
+                         copy_dim(COPY_TILE_W, COPY_TILE_R), 0, q);
 }
 
 /* Rows of the last merged dim, in chunks; outer dims through two layouts of one shape. */
@@ -106,23 +106,24 @@ static wk_status copy_rows(wk_gpu_dev *d, int64_t es, char *dst, const char *src
     int64_t cols = m->shape[last], ds = m->ds[last], ss = m->ss[last];
     int64_t rows = wk_numel(last, m->shape), chunk = COPY_ROW_CHUNK_BYTES / es;
     int64_t len = cols < chunk ? cols : chunk;
-    int64_t units = ds == 1 && (ss == 1 || ss == 0) ? len * es / 16 : len; /* per thread: 16 bytes or 1 element */
+    /* per thread: a vector access or 1 element */
+    int64_t units = ds == 1 && (ss == 1 || ss == 0) ? len * es / COPY_VEC_BYTES : len;
     unsigned threads = units >= 256 ? 256 : 128;
     int64_t items = rows * ((cols + chunk - 1) / chunk);
-    wk_gpu_layout dl = copy_layout(last, m->shape, m->ds), sl = copy_layout(last, m->shape, m->ss);
-    char name[32];
-    snprintf(name, sizeof name, "copy_rows_%d", (int)es);
-    void *args[] = {&dst, &src, &dl, &sl, &rows, &cols, &ds, &ss, &chunk};
-    return wk_gpu_launch_named(d, name, copy_dim(wk_gpu_blocks(d, items * threads, threads), 1), copy_dim(threads, 1), 0,
-                         args);
+    wk_gpu_copy_args q = {
+        .dst = dst, .src = src, .dl = copy_layout(last, m->shape, m->ds), .sl = copy_layout(last, m->shape, m->ss),
+        .rows = rows, .cols = cols, .ds = ds, .ss = ss, .chunk = chunk,
+    };
+    return WK_GPU_LAUNCH(d, copy_rows, copy_size_slot(es), 0, 0,
+                         copy_dim(wk_gpu_blocks(d, items * threads, threads), 1), copy_dim(threads, 1), 0, q);
 }
 
-/* Rows contiguous in both views move as the widest word (up to 16 bytes) dividing their length, every other
+/* Rows contiguous in both views move as the widest word (up to COPY_VEC_BYTES) dividing their length, every other
  * stride and both starts: the dims are rescaled to that element size, which is returned. */
 static int64_t copy_widen(copy_dims *m, int64_t es, const char *dst, const char *src)
 {
     int last = m->rank - 1;
-    int64_t w = 16;
+    int64_t w = COPY_VEC_BYTES;
     for (; w > es; w /= 2) {
         bool ok = (uintptr_t)dst % (uintptr_t)w == 0 && (uintptr_t)src % (uintptr_t)w == 0 &&
                   m->shape[last] * es % w == 0;
@@ -152,14 +153,13 @@ static wk_status copy_run(wk_gpu_dev *d, int64_t es, char *dst, const char *src,
     if (m.rank == 0)
         return wk_gpu_copy_d2d(d, dst, src, (size_t)es);
     int last = m.rank - 1;
-    char name[32];
     if (m.rank == 1 && m.ds[0] == 1 && m.ss[0] == 1)
         return wk_gpu_copy_d2d(d, dst, src, (size_t)(n * es));
     if (m.rank == 1 && m.ds[0] == 1 && m.ss[0] == 0) {
-        snprintf(name, sizeof name, "copy_splat_%d", (int)es);
-        void *args[] = {&dst, &src, &n};
-        return wk_gpu_launch_named(d, name, copy_dim(wk_gpu_blocks(d, n / (16 / es) + 1, COPY_THREADS), 1),
-                             copy_dim(COPY_THREADS, 1), 0, args);
+        wk_gpu_copy_args q = {.dst = dst, .src = src, .n = n};
+        return WK_GPU_LAUNCH(d, copy_splat, copy_size_slot(es), 0, 0,
+                             copy_dim(wk_gpu_blocks(d, n / (COPY_VEC_BYTES / es) + 1, COPY_THREADS), 1),
+                             copy_dim(COPY_THREADS, 1), 0, q);
     }
     /* dst unit-stride along its last dim, src along another: read src rows and write dst rows through tiles */
     if (m.ds[last] == 1 && m.ss[last] > 1 && m.shape[last] >= COPY_TRANSPOSE_MIN) {
@@ -176,31 +176,26 @@ static wk_status copy_run(wk_gpu_dev *d, int64_t es, char *dst, const char *src,
     }
     if (m.shape[last] >= COPY_ROWS_MIN)
         return copy_rows(d, es, dst, src, &m);
-    wk_gpu_layout dl = copy_layout(m.rank, m.shape, m.ds), sl = copy_layout(m.rank, m.shape, m.ss);
-    snprintf(name, sizeof name, "copy_strided_%d", (int)es);
-    void *args[] = {&dst, &src, &dl, &sl, &n};
-    return wk_gpu_launch_named(d, name, copy_dim(wk_gpu_blocks(d, n, COPY_THREADS), 1), copy_dim(COPY_THREADS, 1), 0,
-                         args);
+    wk_gpu_copy_args q = {
+        .dst = dst, .src = src, .dl = copy_layout(m.rank, m.shape, m.ds), .sl = copy_layout(m.rank, m.shape, m.ss),
+        .n = n,
+    };
+    return WK_GPU_LAUNCH(d, copy_strided, copy_size_slot(es), 0, 0, copy_dim(wk_gpu_blocks(d, n, COPY_THREADS), 1),
+                         copy_dim(COPY_THREADS, 1), 0, q);
 }
 
 wk_status wk_gpu_fill(wk_tensor *dst, wk_scalar v)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(dst);
     int64_t n = wk_numel(dst->rank, dst->shape);
-    if (n == 0)
-        return WK_OK;
     int64_t es = (int64_t)wk_dtype_size(dst->dtype);
     uint64_t bits = es == 1 ? v.u8 : es == 2 ? v.h : es == 4 ? v.u32 : (uint64_t)v.i64;
-    wk_gpu_layout l = wk_gpu_layout_of(dst);
-    void *p = wk_tensor_data(dst);
-    if (l.contiguous && bits == 0)
-        return wk_gpu_memset(d, p, 0, (size_t)(n * es));
-    char name[32];
-    snprintf(name, sizeof name, "copy_fill_%d", (int)es);
-    void *args[] = {&p, &l, &n, &bits};
-    int64_t items = l.contiguous ? n / (16 / es) + 1 : n;
-    return wk_gpu_launch_named(d, name, copy_dim(wk_gpu_blocks(d, items, COPY_THREADS), 1), copy_dim(COPY_THREADS, 1), 0,
-                         args);
+    wk_gpu_copy_args q = {.dst = wk_tensor_data(dst), .dl = wk_gpu_layout_of(dst), .n = n, .bits = bits};
+    if (q.dl.contiguous && bits == 0)
+        return wk_gpu_memset(d, q.dst, 0, (size_t)(n * es));
+    int64_t items = q.dl.contiguous ? n / (COPY_VEC_BYTES / es) + 1 : n;
+    return WK_GPU_LAUNCH(d, copy_fill, copy_size_slot(es), 0, 0, copy_dim(wk_gpu_blocks(d, items, COPY_THREADS), 1),
+                         copy_dim(COPY_THREADS, 1), 0, q);
 }
 
 wk_status wk_gpu_copy(const wk_tensor *src, wk_tensor *dst)

@@ -12,7 +12,6 @@
 static struct {
 #define WK_CUDA_FN_FIELD(name, params) wk_##name##_fn name;
     WK_CUDA_FUNCTIONS(WK_CUDA_FN_FIELD)
-    WK_CUDA_OPTIONAL_FUNCTIONS(WK_CUDA_FN_FIELD)
 #undef WK_CUDA_FN_FIELD
 } cu;
 
@@ -62,9 +61,6 @@ static void load_driver(void)
     }
     WK_CUDA_FUNCTIONS(WK_CUDA_RESOLVE)
 #undef WK_CUDA_RESOLVE
-#define WK_CUDA_RESOLVE_OPTIONAL(name, params) wk_gpu_dlsym(h, #name, &cu.name);
-    WK_CUDA_OPTIONAL_FUNCTIONS(WK_CUDA_RESOLVE_OPTIONAL)
-#undef WK_CUDA_RESOLVE_OPTIONAL
     wk_CUresult r = cu.cuInit(0);
     if (r != WK_CUDA_SUCCESS) {
         const char *name = NULL;
@@ -220,26 +216,6 @@ static wk_status cuda_function_get(wk_gpu_handle module, const char *name, wk_gp
     return WK_OK;
 }
 
-static wk_status cuda_list_functions(wk_gpu_handle module, void (*add)(void *ctx, const char *name, wk_gpu_handle fn),
-                                     void *ctx)
-{
-    unsigned count = 0;
-    if (!cu.cuModuleGetFunctionCount || !cu.cuModuleEnumerateFunctions || !cu.cuFuncGetName)
-        return wk_error(WK_ERR_UNSUPPORTED, "this CUDA driver cannot list a module's kernels");
-    CU_TRY(cuModuleGetFunctionCount, (&count, (wk_CUmodule)module));
-    wk_CUfunction *fns = calloc(count ? count : 1, sizeof *fns);
-    if (!fns)
-        return wk_error(WK_ERR_OUT_OF_MEMORY, "kernel table: out of host memory");
-    wk_CUresult r = cu.cuModuleEnumerateFunctions(fns, count, (wk_CUmodule)module);
-    for (unsigned i = 0; r == WK_CUDA_SUCCESS && i < count; i++) {
-        const char *name = NULL;
-        if ((r = cu.cuFuncGetName(&name, fns[i])) == WK_CUDA_SUCCESS && name)
-            add(ctx, name, fns[i]);
-    }
-    free(fns);
-    return r == WK_CUDA_SUCCESS ? WK_OK : cuda_fail(WK_ERR_BACKEND, "cuModuleEnumerateFunctions", r);
-}
-
 static wk_status cuda_launch(wk_gpu_handle fn, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem, wk_gpu_handle stream,
                              void **args)
 {
@@ -265,7 +241,6 @@ const wk_gpu_runtime wk_cuda_runtime = {
     .stream_sync = cuda_stream_sync,
     .module_load = cuda_module_load,
     .function_get = cuda_function_get,
-    .list_functions = cuda_list_functions,
     .launch = cuda_launch,
     .images = wk_cuda_images,
     .image_count = &wk_cuda_image_count,

@@ -74,17 +74,9 @@ enum {
        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, \
        wk_CUstream hStream, void **kernelParams, void **extra))
 
-/* Resolved when present (CUDA 12.4+ drivers): listing a module's kernels once, so that looking a kernel up
- * never asks a module that lacks it (which tools such as compute-sanitizer report as API errors). */
-#define WK_CUDA_OPTIONAL_FUNCTIONS(X)                                                                     \
-    X(cuModuleGetFunctionCount, (unsigned int *count, wk_CUmodule mod))                                   \
-    X(cuModuleEnumerateFunctions, (wk_CUfunction * functions, unsigned int numFunctions, wk_CUmodule mod)) \
-    X(cuFuncGetName, (const char **name, wk_CUfunction hfunc))
-
 /* Function-pointer types wk_<name>_fn. */
 #define WK_CUDA_FN_TYPE(name, params) typedef wk_CUresult (*wk_##name##_fn) params;
 WK_CUDA_FUNCTIONS(WK_CUDA_FN_TYPE)
-WK_CUDA_OPTIONAL_FUNCTIONS(WK_CUDA_FN_TYPE)
 #undef WK_CUDA_FN_TYPE
 
 #endif

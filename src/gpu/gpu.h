@@ -32,12 +32,6 @@ void *wk_gpu_stream(const wk_gpu_dev *d);
 void *wk_gpu_fault_record(const wk_gpu_dev *d);
 
 /* ---- kernels: launched with WK_GPU_LAUNCH (launch.h) */
-/* TRANSITIONAL (launch_named.c, removed once every family has its list): launch by name. */
-const char *wk_gpu_sfx(wk_dtype dt);
-const char *wk_gpu_width_sfx(const wk_gpu_dev *d);
-void wk_gpu_div_magic(int64_t d, uint32_t *m, uint32_t *s);
-wk_status wk_gpu_launch_named(wk_gpu_dev *d, const char *name, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem,
-                              void **args);
 /* Blocks for a grid-stride loop over n items with `threads` threads per block: enough to fill the
  * device (a few waves), never more than needed, at least 1. */
 unsigned wk_gpu_blocks(const wk_gpu_dev *d, int64_t n, unsigned threads);
@@ -175,23 +169,24 @@ wk_status wk_gpu_compare(wk_compare_op op, const wk_tensor *a, const wk_tensor *
 wk_status wk_gpu_where(const wk_tensor *cond, const wk_tensor *t, const wk_tensor *f, wk_tensor *out);
 wk_status wk_gpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_tensor *out);
 wk_status wk_gpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out);
-wk_status wk_gpu_softmax(const wk_tensor *x, bool log, wk_tensor *out);
+wk_status wk_gpu_softmax(const wk_tensor *x, wk_softmax_kind kind, wk_tensor *out);
 wk_status wk_gpu_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor *out);
 wk_status wk_gpu_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
                             wk_tensor *out);
-wk_status wk_gpu_sort(const wk_tensor *x, bool descending, wk_tensor *values, wk_tensor *indices);
+wk_status wk_gpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices);
 wk_status wk_gpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out);
 wk_status wk_gpu_conv(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
-                      int spatial, bool transposed, wk_tensor *out);
+                      wk_conv_dims dims, wk_conv_dir dir, wk_tensor *out);
 wk_status wk_gpu_pool2d(wk_reduce_op op, const wk_tensor *x, const wk_pool_params *p, wk_tensor *out);
 wk_status wk_gpu_upsample_nearest(const wk_tensor *x, wk_tensor *out);
 wk_status wk_gpu_upsample_bilinear2d(const wk_tensor *x, bool align_corners, double scale_h, double scale_w,
                                      wk_tensor *out);
 wk_status wk_gpu_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
 wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out);
-wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add,
-                         bool fresh);
-wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool fresh);
-wk_status wk_gpu_rope(int kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor *out);
+wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_scatter_mode mode,
+                         wk_write_target target);
+wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_write_target target);
+wk_status wk_gpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
+                      wk_tensor *out);
 
 #endif

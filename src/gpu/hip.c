@@ -374,9 +374,6 @@ const wk_gpu_runtime wk_hip_runtime = {
     .stream_sync = hip_stream_sync,
     .module_load = hip_module_load,
     .function_get = hip_function_get,
-    /* HIP cannot list a module's kernels with their names (no counterpart of cuModuleEnumerateFunctions), so
-     * the backend looks each kernel up module by module with function_get. */
-    .list_functions = NULL,
     .launch = hip_launch,
     .images = wk_hip_images,
     .image_count = &wk_hip_image_count,

@@ -1,11 +1,9 @@
 /* index.c: the GPU's index_select, gather, scatter / scatter_add and index_add slots. Each op becomes one
  * iteration shape with the strides of x, ids and src/out over it; the kernel is picked from its form. */
-#include <stdio.h>
 #include <string.h>
 
 #include "gpu/gpu.h"
 
-#define IX_UNROLL 4 /* elements per thread per round in the kernels (kernels/index.cu) */
 #define IX_LINE_SMEM 32768 /* shared-memory budget of the line kernel, under every device's default limit */
 #define IX_WIDE_ROW 512    /* units per row from which index_add takes one block per row */
 
@@ -88,14 +86,15 @@ static wk_gpu_layout space_layout(const ix_space *s, int k)
     return wk_gpu_layout_make(s->rank, s->shape, st);
 }
 
-static wk_status launch(wk_gpu_dev *d, const char *name, int64_t items, unsigned threads, unsigned smem,
-                        void **args)
+/* The grid for `items` threads of `threads` each. */
+static wk_gpu_dim grid_of(wk_gpu_dev *d, int64_t items, unsigned threads)
 {
-    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1},
-                         (wk_gpu_dim){threads, 1, 1}, smem, args);
+    return (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1};
 }
 
 static int64_t rounds(int64_t n) { return (n + IX_UNROLL - 1) / IX_UNROLL; }
+
+static const wk_gpu_dim block256 = {256, 1, 1};
 
 /* Queues the range pass over every index of ids: a bad one sets the fault word with `code`. */
 static wk_status check_ids(wk_gpu_dev *d, const wk_tensor *ids, int64_t size, int code)
@@ -103,13 +102,11 @@ static wk_status check_ids(wk_gpu_dev *d, const wk_tensor *ids, int64_t size, in
     int64_t n = wk_numel(ids->rank, ids->shape);
     if (n == 0)
         return WK_OK;
-    wk_gpu_layout li = wk_gpu_layout_of(ids);
-    const void *pi = wk_tensor_data(ids);
-    void *fault = wk_gpu_fault_record(d);
-    char name[64];
-    snprintf(name, sizeof name, "index_check_%s", wk_gpu_sfx(ids->dtype));
-    void *args[] = {&pi, &li, &n, &size, &fault, &code};
-    return launch(d, name, rounds(n), 256, 0, args);
+    wk_gpu_index_args q = {
+        .ids = wk_tensor_data(ids), .li = wk_gpu_layout_of(ids), .n = n, .size = size,
+        .fault = wk_gpu_fault_record(d), .code = code,
+    };
+    return WK_GPU_LAUNCH(d, index_check, ids->dtype, 0, 0, grid_of(d, rounds(n), 256), block256, 0, q);
 }
 
 /* ---------------------------------------------------------------- reads: index_select and gather */
@@ -117,14 +114,12 @@ static wk_status check_ids(wk_gpu_dev *d, const wk_tensor *ids, int64_t size, in
 static wk_status gather_general(wk_gpu_dev *d, const ix_space *s, const wk_tensor *x, int64_t size,
                                 const wk_tensor *ids, wk_tensor *out, int code)
 {
-    wk_gpu_layout lx = space_layout(s, IX_X), li = space_layout(s, IX_IDS);
-    int64_t xk = s->st[IX_X][s->dim], n = space_numel(s);
-    const void *px = wk_tensor_data(x), *pi = wk_tensor_data(ids);
-    void *po = wk_tensor_data(out), *fault = wk_gpu_fault_record(d);
-    char name[64];
-    snprintf(name, sizeof name, "index_gather_%s_%s", wk_gpu_sfx(x->dtype), wk_gpu_sfx(ids->dtype));
-    void *args[] = {&px, &lx, &xk, &pi, &li, &po, &n, &size, &fault, &code};
-    return launch(d, name, rounds(n), 256, 0, args);
+    wk_gpu_index_args q = {
+        .x = wk_tensor_data(x), .ids = wk_tensor_data(ids), .out = wk_tensor_data(out),
+        .lx = space_layout(s, IX_X), .li = space_layout(s, IX_IDS), .n = space_numel(s), .size = size,
+        .xk = s->st[IX_X][s->dim], .fault = wk_gpu_fault_record(d), .code = code,
+    };
+    return WK_GPU_LAUNCH(d, index_gather, x->dtype, ids->dtype, 0, grid_of(d, rounds(q.n), 256), block256, 0, q);
 }
 
 /* Rows copied in the widest unit (16 bytes down to one element) that sizes, strides and addresses allow. */
@@ -132,19 +127,19 @@ static wk_status select_rows(wk_gpu_dev *d, const ix_rows *r, const wk_tensor *x
                              const wk_tensor *ids, wk_tensor *out)
 {
     const int64_t es = (int64_t)wk_dtype_size(x->dtype);
-    const void *px = wk_tensor_data(x), *pi = wk_tensor_data(ids);
-    void *po = wk_tensor_data(out), *fault = wk_gpu_fault_record(d);
+    void *px = wk_tensor_data(x), *po = wk_tensor_data(out);
+    int unit = 4; /* the row unit's slot on kernels/index.h's IX_ROW_BYTES axis: 1 << unit bytes */
     int64_t nb = 16;
-    for (; nb > es; nb /= 2)
+    for (; nb > es; nb /= 2, unit--)
         if ((r->inner * es) % nb == 0 && (r->xo * es) % nb == 0 && (r->xk * es) % nb == 0 &&
             (uintptr_t)px % (uintptr_t)nb == 0 && (uintptr_t)po % (uintptr_t)nb == 0)
             break;
-    int64_t inner = r->inner * es / nb, xo = r->xo * es / nb, xk = r->xk * es / nb, L = r->L, ik = r->ik;
-    int64_t n = r->outer * L * inner;
-    char name[64];
-    snprintf(name, sizeof name, "index_select_rows_b%d_%s", (int)nb, wk_gpu_sfx(ids->dtype));
-    void *args[] = {&px, &pi, &po, &n, &inner, &L, &xo, &xk, &ik, &size, &fault};
-    return launch(d, name, rounds(n), 256, 0, args);
+    wk_gpu_index_args q = {
+        .x = px, .ids = wk_tensor_data(ids), .out = po, .size = size, .inner = r->inner * es / nb, .L = r->L,
+        .xo = r->xo * es / nb, .xk = r->xk * es / nb, .ik = r->ik, .fault = wk_gpu_fault_record(d),
+    };
+    q.n = r->outer * q.L * q.inner;
+    return WK_GPU_LAUNCH(d, index_select_rows, unit, ids->dtype, 0, grid_of(d, rounds(q.n), 256), block256, 0, q);
 }
 
 wk_status wk_gpu_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out)
@@ -167,8 +162,6 @@ wk_status wk_gpu_index_select(const wk_tensor *x, int dim, const wk_tensor *ids,
 wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(out);
-    if (wk_numel(out->rank, out->shape) == 0)
-        return WK_OK;
     int64_t os[WK_MAX_RANK];
     wk_contiguous_strides(out->rank, out->shape, os);
     ix_space s;
@@ -183,24 +176,24 @@ wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_te
  * and skips them, which saves a full read of ids. */
 
 /* Accumulator bytes per element of the line kernel (kernels/index.cu ix_acc). */
-static int64_t acc_bytes(wk_dtype dt) { return dt == WK_I64 || dt == WK_F64 ? 8 : 4; }
+static int64_t acc_bytes(wk_dtype dt) { return IX_ACC_BYTES((int64_t)wk_dtype_size(dt)); }
 
 static wk_status scatter_add_lines(wk_gpu_dev *d, const ix_space *s, wk_tensor *x, int64_t size,
                                    const wk_tensor *ids, const wk_tensor *src, int code)
 {
     int dm = s->dim;
-    wk_gpu_layout lxo = wk_gpu_layout_make(dm, s->shape, s->st[IX_X]);
-    wk_gpu_layout lio = wk_gpu_layout_make(dm, s->shape, s->st[IX_IDS]);
-    wk_gpu_layout lso = wk_gpu_layout_make(dm, s->shape, s->st[IX_DATA]);
-    int64_t xk = s->st[IX_X][dm], ik = s->st[IX_IDS][dm], sk = s->st[IX_DATA][dm];
-    int64_t lines = wk_numel(dm, s->shape), K = s->shape[dm];
-    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_record(d);
-    const void *pi = wk_tensor_data(ids), *ps = wk_tensor_data(src);
+    int64_t K = s->shape[dm];
+    wk_gpu_index_args q = { /* the layouts are the lines' (over the dims before dm) */
+        .x = wk_tensor_data(x), .ids = wk_tensor_data(ids), .src = wk_tensor_data(src),
+        .lx = wk_gpu_layout_make(dm, s->shape, s->st[IX_X]), .li = wk_gpu_layout_make(dm, s->shape, s->st[IX_IDS]),
+        .ls = wk_gpu_layout_make(dm, s->shape, s->st[IX_DATA]), .size = size,
+        .xk = s->st[IX_X][dm], .ik = s->st[IX_IDS][dm], .sk = s->st[IX_DATA][dm],
+        .lines = wk_numel(dm, s->shape), .K = K, .fault = wk_gpu_fault_record(d), .code = code,
+    };
     unsigned threads = K >= 2048 || size >= 2048 ? 512 : K >= 512 || size >= 512 ? 256 : 128;
-    char name[64];
-    snprintf(name, sizeof name, "index_scatter_add_lines_%s_%s", wk_gpu_sfx(x->dtype), wk_gpu_sfx(ids->dtype));
-    void *args[] = {&px, &lxo, &xk, &pi, &lio, &ik, &ps, &lso, &sk, &lines, &K, &size, &fault, &code};
-    return launch(d, name, lines * threads, threads, (unsigned)(size * acc_bytes(x->dtype)), args);
+    wk_gpu_dim grid = grid_of(d, q.lines * threads, threads), block = {threads, 1, 1};
+    return WK_GPU_LAUNCH(d, index_scatter_add_lines, x->dtype, ids->dtype, 0, grid, block,
+                         (unsigned)(size * acc_bytes(x->dtype)), q);
 }
 
 /* index_add over compact rows, one block per row when rows are wide, else flat; u8/f16/bf16 add whole
@@ -209,37 +202,43 @@ static wk_status index_add_rows(wk_gpu_dev *d, const ix_rows *r, wk_tensor *x, i
                                 const wk_tensor *src, int code)
 {
     const int64_t es = (int64_t)wk_dtype_size(x->dtype);
-    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_record(d);
-    const void *pi = wk_tensor_data(ids), *ps = wk_tensor_data(src);
+    void *px = wk_tensor_data(x);
     int64_t V = es < 4 ? 4 / es : 1;
     if (V > 1 && (r->inner % V != 0 || r->xo % V != 0 || r->xk % V != 0 || (uintptr_t)px % 4 != 0))
         V = 1;
-    int64_t inner = r->inner / V, L = r->L, xo = r->xo, xk = r->xk, so = r->so, sk = r->sk, ik = r->ik;
-    const bool wide = inner >= IX_WIDE_ROW;
-    int64_t n = wide ? r->outer * L : r->outer * L * inner; /* rows, or units */
-    char name[64];
-    snprintf(name, sizeof name, "index_add_%s%s_%s_%s", wide ? "wide" : "rows", V > 1 ? "_w" : "",
-             wk_gpu_sfx(x->dtype), wk_gpu_sfx(ids->dtype));
-    void *args[] = {&px, &pi, &ps, &n, &inner, &L, &xo, &xk, &so, &sk, &ik, &size, &fault, &code};
-    if (wide) {
-        unsigned threads = inner >= IX_UNROLL * 256 ? 256 : 128; /* IX_UNROLL units or more per thread */
-        return launch(d, name, n * threads, threads, 0, args);
+    wk_gpu_index_args q = {
+        .x = px, .ids = wk_tensor_data(ids), .src = wk_tensor_data(src), .size = size, .inner = r->inner / V,
+        .L = r->L, .xo = r->xo, .xk = r->xk, .so = r->so, .sk = r->sk, .ik = r->ik,
+        .fault = wk_gpu_fault_record(d), .code = code,
+    };
+    const wk_dtype a = x->dtype, b = ids->dtype;
+    if (q.inner >= IX_WIDE_ROW) {
+        q.n = r->outer * q.L; /* rows */
+        unsigned threads = q.inner >= IX_UNROLL * 256 ? 256 : 128; /* IX_UNROLL units or more per thread */
+        wk_gpu_dim grid = grid_of(d, q.n * threads, threads), block = {threads, 1, 1};
+        if (V > 1)
+            return WK_GPU_LAUNCH(d, index_add_wide_w, a, b, 0, grid, block, 0, q);
+        return WK_GPU_LAUNCH(d, index_add_wide, a, b, 0, grid, block, 0, q);
     }
-    return launch(d, name, rounds(n), 256, 0, args);
+    q.n = r->outer * q.L * q.inner; /* units */
+    wk_gpu_dim grid = grid_of(d, rounds(q.n), 256);
+    if (V > 1)
+        return WK_GPU_LAUNCH(d, index_add_rows_w, a, b, 0, grid, block256, 0, q);
+    return WK_GPU_LAUNCH(d, index_add_rows, a, b, 0, grid, block256, 0, q);
 }
 
 static wk_status scatter_general(wk_gpu_dev *d, const ix_space *s, wk_tensor *x, int64_t size, const wk_tensor *ids,
                                  const wk_tensor *src, bool add, int code)
 {
-    wk_gpu_layout lx = space_layout(s, IX_X), li = space_layout(s, IX_IDS), ls = space_layout(s, IX_DATA);
-    int64_t xk = s->st[IX_X][s->dim], n = space_numel(s);
-    void *px = wk_tensor_data(x), *fault = wk_gpu_fault_record(d);
-    const void *pi = wk_tensor_data(ids), *ps = wk_tensor_data(src);
-    char name[64];
-    snprintf(name, sizeof name, "index_scatter%s_%s_%s", add ? "_add" : "", wk_gpu_sfx(x->dtype),
-             wk_gpu_sfx(ids->dtype));
-    void *args[] = {&px, &lx, &xk, &pi, &li, &ps, &ls, &n, &size, &fault, &code};
-    return launch(d, name, rounds(n), 256, 0, args);
+    wk_gpu_index_args q = {
+        .x = wk_tensor_data(x), .ids = wk_tensor_data(ids), .src = wk_tensor_data(src),
+        .lx = space_layout(s, IX_X), .li = space_layout(s, IX_IDS), .ls = space_layout(s, IX_DATA),
+        .n = space_numel(s), .size = size, .xk = s->st[IX_X][s->dim], .fault = wk_gpu_fault_record(d), .code = code,
+    };
+    wk_gpu_dim grid = grid_of(d, rounds(q.n), 256);
+    if (add)
+        return WK_GPU_LAUNCH(d, index_scatter_add, x->dtype, ids->dtype, 0, grid, block256, 0, q);
+    return WK_GPU_LAUNCH(d, index_scatter, x->dtype, ids->dtype, 0, grid, block256, 0, q);
 }
 
 /* The line kernel when dim is innermost, x's line fits in shared memory and is not much longer than the K
@@ -262,20 +261,21 @@ static wk_status scatter_run(wk_gpu_dev *d, const ix_space *s, wk_tensor *x, int
     return scatter_general(d, s, x, size, ids, src, add, code);
 }
 
-wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool add, bool fresh)
+wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_scatter_mode mode,
+                         wk_write_target target)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(x);
     const int64_t size = x->shape[dim];
-    if (wk_numel(ids->rank, ids->shape) == 0)
-        return WK_OK;
+    bool add = mode == WK_SCATTER_ADD, fresh = target == WK_TARGET_FRESH;
     ix_space s;
     space_make(&s, ids->rank, ids->shape, dim, x->strides, ids->strides, src->strides);
     return scatter_run(d, &s, x, size, ids, src, add, false, add ? WK_GPU_FAULT_SCATTER_ADD : WK_GPU_FAULT_SCATTER,
                        fresh);
 }
 
-wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, bool fresh)
+wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_write_target target)
 {
+    bool fresh = target == WK_TARGET_FRESH;
     wk_gpu_dev *d = wk_gpu_dev_of(x);
     const int64_t size = x->shape[dim];
     int64_t is[WK_MAX_RANK] = {0};

@@ -26,8 +26,8 @@ typedef struct wk_gpu_divisor {
 
 /* The device's fault record: a kernel that meets a bad index claims `code` (first writer wins, by an atomic
  * compare-and-swap on it) and the winner then stores the bad index in `value`. Kernels receive its address as
- * an int * (the code comes first). The host reads it at the next synchronisation and turns it into
- * WK_ERR_INDEX_OUT_OF_RANGE naming the op and the index. */
+ * the int32_t *fault field of their arguments (the code comes first). The host reads it at the next
+ * synchronisation and turns it into WK_ERR_INDEX_OUT_OF_RANGE naming the op and the index. */
 typedef struct wk_gpu_fault_rec {
     int32_t code; /* enum wk_gpu_fault */
     int32_t pad;

@@ -158,11 +158,6 @@ wk_status wk_gpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, 
     wk_gpu_dev *d = wk_gpu_dev_of(out);
     int nb = out->rank - 2;
     int64_t m = out->shape[nb], n = out->shape[nb + 1], k = a->shape[nb + 1];
-    int64_t batch = wk_numel(nb, out->shape);
-    if (batch == 0 || m == 0 || n == 0)
-        return WK_OK;
-    if (k == 0) /* all-zero bytes are +0 in every float dtype */
-        return wk_gpu_memset(d, wk_tensor_data(out), 0, (size_t)(batch * m * n) * wk_dtype_size(out->dtype));
     const char *why = NULL;
     const wk_gpu_blas *blas = wk_gpu_blas_of(d, &why);
     if (!blas)

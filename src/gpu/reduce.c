@@ -1,7 +1,6 @@
-/* reduce.c: the GPU's sum/mean/min/max and argmin/argmax slots. Picks the kernel shape from x's strides (a
- * group of lanes along each run of reduced elements, or a thread per output) and splits long reductions. */
+/* reduce.c: the GPU's sum/mean/min/max and argmin/argmax slots (kernels/reduce.h). Picks the kernel shape from
+ * x's strides (a group of lanes along each run of reduced elements, or a thread per output), splits long ones. */
 #include <stdint.h>
-#include <stdio.h>
 
 #include "gpu/gpu.h"
 
@@ -57,173 +56,190 @@ static int pow2_at_least(int64_t v, int cap)
     return p;
 }
 
-/* Work items per SM that the kernels aim for when they cut reductions into pieces: many small items taken in
- * turn keep every SM busy to the end, whatever the number of blocks resident per SM. */
-#define RED_ITEMS_PER_SM 32
-
 /* Lanes per run (G) and pieces per run for `items` runs of `units` loads each (see red_rows): short runs get
- * a few lanes, runs up to 256 loads a warp; longer ones a warp each when there are enough of them to fill the
- * device, else a 256-thread block per piece, runs cut into pieces of at least 4 loads a thread. */
+ * a few lanes, runs up to WK_RED_RUN_WHOLE loads a warp; longer ones a warp each when there are enough of them
+ * to fill the device, else a block per piece, runs cut into pieces of at least WK_RED_LANE_LOADS loads a thread.
+ * Many small items taken in turn keep every SM busy to the end, whatever the number of blocks resident per SM. */
 static void run_shape(const wk_gpu_dev *d, int64_t units, int64_t items, int *G, int64_t *splits)
 {
     int64_t sm = wk_gpu_sm_count(d);
     *splits = 1;
-    if (units <= 256 || items >= sm * 32) {
-        *G = units <= 128 ? pow2_at_least(cdiv(units, 4), 32) : 32;
+    if (units <= WK_RED_RUN_WHOLE || items >= sm * WK_RED_ITEMS_PER_SM) {
+        *G = units <= WK_RED_GROUP_MAX * WK_RED_LANE_LOADS
+                 ? pow2_at_least(cdiv(units, WK_RED_LANE_LOADS), WK_RED_GROUP_MAX)
+                 : WK_RED_GROUP_MAX;
         return;
     }
-    *G = 256;
-    *splits = min64(cdiv(sm * RED_ITEMS_PER_SM, items), cdiv(units, 1024));
+    *G = WK_RED_THREADS;
+    *splits = min64(cdiv(sm * WK_RED_ITEMS_PER_SM, items), cdiv(units, WK_RED_THREADS * WK_RED_LANE_LOADS));
     *splits = *splits < 1 ? 1 : *splits;
 }
 
-/* Pieces of the reduced range (see red_cols), each at least 16 elements a thread. */
+/* Pieces of the reduced range (see red_cols), each at least WK_RED_COL_MIN elements a thread. */
 static int64_t col_splits(const wk_gpu_dev *d, int64_t ntiles, int64_t count, int by)
 {
-    int64_t target = (int64_t)wk_gpu_sm_count(d) * RED_ITEMS_PER_SM, splits = 1;
+    int64_t target = (int64_t)wk_gpu_sm_count(d) * WK_RED_ITEMS_PER_SM, splits = 1;
     if (ntiles < target) {
-        splits = min64(cdiv(target, ntiles), count / (by * 16));
+        splits = min64(cdiv(target, ntiles), count / (by * WK_RED_COL_MIN));
         splits = splits < 1 ? 1 : splits;
     }
     return splits;
 }
 
-/* Groups of G lanes over `groups` items, 256-thread blocks (G <= 32: several groups per block). */
+/* Groups of G lanes over `groups` items (G <= WK_RED_GROUP_MAX: several groups per block). */
 static wk_gpu_dim group_grid(const wk_gpu_dev *d, int64_t groups, int G)
 {
-    return (wk_gpu_dim){wk_gpu_blocks(d, groups * G, 256), 1, 1};
+    return (wk_gpu_dim){wk_gpu_blocks(d, groups * G, WK_RED_THREADS), 1, 1};
 }
 
-static const wk_gpu_dim block256 = {256, 1, 1};
+static const wk_gpu_dim red_block = {WK_RED_THREADS, 1, 1};
+
+/* The slot of op on the op axis of the kernel sets: mean is a sum divided at the store. */
+static int op_slot(wk_reduce_op op)
+{
+    return op == WK_REDUCE_MIN ? WK_RED_SLOT_MIN : op == WK_REDUCE_MAX ? WK_RED_SLOT_MAX : WK_RED_SLOT_SUM;
+}
 
 /* ---------------------------------------------------------------- sum / mean / min / max */
 
-/* out[o] = op over part[o * so + i * ss], i < np. */
-static wk_status reduce_finish(wk_gpu_dev *d, const char *opname, const char *sfx, void *part, int64_t np,
-                               int64_t so, int64_t ss, int64_t nout, void *po, int64_t count, int mean)
+/* r's outputs = op over part[o * so + i * ss], i < np. */
+static wk_status reduce_finish(wk_gpu_dev *d, int slot, wk_dtype dt, const wk_gpu_reduce_args *r, void *part,
+                               int64_t np, int64_t so, int64_t ss)
 {
-    char name[64];
-    snprintf(name, sizeof name, "reduce_finish_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
-    int G = pow2_at_least(cdiv(np, 8), 32);
-    void *args[] = {&part, &np, &so, &ss, &nout, &G, &po, &count, &mean};
-    return wk_gpu_launch_named(d, name, group_grid(d, nout, G), block256, 0, args);
+    wk_gpu_reduce_args a = {
+        .out = r->out, .part = part, .count = r->count, .nout = r->nout, .np = np, .so = so, .ss = ss,
+        .G = pow2_at_least(cdiv(np, WK_RED_FINISH_PER_LANE), WK_RED_GROUP_MAX), .mean = r->mean,
+    };
+    return WK_GPU_LAUNCH(d, reduce_finish, slot, dt, wk_gpu_width_slot(d), group_grid(d, a.nout, a.G), red_block, 0,
+                         a);
+}
+
+/* A group of lanes per run (a's x, out, K, Q, L, rs, nq, count, nout, mean set); partials when runs are split. */
+static wk_status reduce_rows(wk_gpu_dev *d, int slot, wk_dtype dt, int64_t es, wk_gpu_reduce_args *a)
+{
+    int64_t units = a->rs == 1 ? cdiv(a->L, WK_RED_VEC / es) : a->L, splits;
+    int G;
+    run_shape(d, units, a->nout * a->nq, &G, &splits);
+    int64_t items = a->nout * a->nq * splits;
+    void *part = NULL;
+    if (items > a->nout)
+        WK_TRY(wk_gpu_malloc(d, (size_t)items * WK_RED_ACC_BYTES(es), &part));
+    a->part = part;
+    a->splits = splits;
+    a->nitems = items;
+    a->G = G;
+    wk_status s = WK_GPU_LAUNCH(d, reduce_rows, slot, dt, wk_gpu_width_slot(d), group_grid(d, items, G), red_block,
+                                0, *a);
+    if (s == WK_OK && items > a->nout)
+        s = reduce_finish(d, slot, dt, a, part, a->nq * splits, a->nq * splits, 1);
+    if (part)
+        wk_gpu_free(d, part);
+    return s;
+}
+
+/* A thread per output (or per WK_RED_VEC bytes of outputs), over x's kept dims kd and reduced dims rd. */
+static wk_status reduce_cols(wk_gpu_dev *d, int slot, wk_dtype dt, int64_t es, const red_dims *kd,
+                             const red_dims *rd, wk_gpu_reduce_args *a)
+{
+    /* vector loads of V outputs each when every address a thread reads stays aligned to WK_RED_VEC */
+    int64_t V = WK_RED_VEC / es;
+    bool vec = kd->rank > 0 && kd->stride[kd->rank - 1] == 1 && kd->shape[kd->rank - 1] % V == 0 &&
+               (uintptr_t)a->x % WK_RED_VEC == 0;
+    for (int i = 0; i < kd->rank - 1; i++)
+        vec = vec && kd->stride[i] * es % WK_RED_VEC == 0;
+    for (int i = 0; i < rd->rank; i++)
+        vec = vec && rd->stride[i] * es % WK_RED_VEC == 0;
+    V = vec ? V : 1;
+    int64_t ncols = a->nout / V;
+    int bx = pow2_at_least(ncols, WK_RED_GROUP_MAX), by = WK_RED_THREADS / bx;
+    int64_t ntiles = cdiv(ncols, bx), splits = col_splits(d, ntiles, a->count, by);
+    void *part = NULL;
+    if (splits > 1)
+        WK_TRY(wk_gpu_malloc(d, (size_t)(splits * a->nout) * WK_RED_ACC_BYTES(es), &part));
+    a->part = part;
+    a->splits = splits;
+    wk_gpu_dim grid = {wk_gpu_blocks(d, ntiles * splits * WK_RED_THREADS, WK_RED_THREADS), 1, 1};
+    wk_gpu_dim block = {(unsigned)bx, (unsigned)by, 1};
+    wk_status s = vec ? WK_GPU_LAUNCH(d, reduce_colsv, slot, dt, 0, grid, block, 0, *a)
+                      : WK_GPU_LAUNCH(d, reduce_cols, slot, dt, 0, grid, block, 0, *a);
+    if (s == WK_OK && splits > 1)
+        s = reduce_finish(d, slot, dt, a, part, splits, 1, a->nout);
+    if (part)
+        wk_gpu_free(d, part);
+    return s;
 }
 
 wk_status wk_gpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_tensor *out)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(out);
-    int nouter = x->rank - nreduce;
+    int nouter = x->rank - nreduce, slot = op_slot(op);
     int64_t nout = wk_numel(nouter, x->shape), count = wk_numel(nreduce, x->shape + nouter);
-    if (nout == 0)
-        return WK_OK;
-    const char *opname = op == WK_REDUCE_MIN ? "min" : op == WK_REDUCE_MAX ? "max" : "sum";
-    const char *sfx = wk_gpu_sfx(x->dtype);
-    int mean = op == WK_REDUCE_MEAN;
-    void *px = wk_tensor_data(x), *po = wk_tensor_data(out), *part = NULL;
-    if (count == 0) /* sum 0, mean NaN (min/max never get here) */
-        return reduce_finish(d, opname, sfx, NULL, 0, 0, 0, nout, po, count, mean);
-
+    wk_gpu_reduce_args a = {
+        .x = wk_tensor_data(x), .out = wk_tensor_data(out), .count = count, .nout = nout,
+        .mean = op == WK_REDUCE_MEAN,
+    };
     int64_t es = (int64_t)wk_dtype_size(x->dtype);
-    size_t acc = x->dtype == WK_I64 || x->dtype == WK_F64 ? 8 : 4; /* accumulator bytes, see reduce.cu */
     red_dims kd = dims_of(x, 0, nouter, false), rd = dims_of(x, nouter, nreduce, true);
     /* the reduced elements of an output: nq runs (rd's outer dims, layout Q) of L elements rs apart */
-    int64_t L = rd.rank ? rd.shape[rd.rank - 1] : 1, rs = rd.rank ? rd.stride[rd.rank - 1] : 1, nq = count / L;
-    wk_gpu_layout K = wk_gpu_layout_make(kd.rank, kd.shape, kd.stride);
-    wk_gpu_layout Q = wk_gpu_layout_make(rd.rank > 0 ? rd.rank - 1 : 0, rd.shape, rd.stride);
+    a.L = rd.rank ? rd.shape[rd.rank - 1] : 1;
+    a.rs = rd.rank ? rd.stride[rd.rank - 1] : 1;
+    a.nq = count / a.L;
+    a.K = wk_gpu_layout_make(kd.rank, kd.shape, kd.stride);
+    a.Q = wk_gpu_layout_make(rd.rank > 0 ? rd.rank - 1 : 0, rd.shape, rd.stride);
     /* Columns when neighbouring outputs are closer in memory than neighbouring reduced elements (a reduction
      * over leading dims), and for many short runs, which the runs path would leave as partials. */
-    bool cols = (kd.rank > 0 && kd.stride[kd.rank - 1] < rs) || (rd.rank >= 2 && L < 64);
-    char name[64];
-    wk_status s;
-    if (!cols) {
-        int64_t units = rs == 1 ? cdiv(L, 16 / es) : L, splits;
-        int G;
-        run_shape(d, units, nout * nq, &G, &splits);
-        int64_t items = nout * nq * splits;
-        if (items > nout)
-            WK_TRY(wk_gpu_malloc(d, (size_t)items * acc, &part));
-        snprintf(name, sizeof name, "reduce_rows_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
-        void *args[] = {&px, &K, &Q, &nq, &L, &rs, &splits, &items, &G, &part, &po, &count, &mean};
-        s = wk_gpu_launch_named(d, name, group_grid(d, items, G), block256, 0, args);
-        if (s == WK_OK && items > nout)
-            s = reduce_finish(d, opname, sfx, part, nq * splits, nq * splits, 1, nout, po, count, mean);
-    } else {
-        /* 16-byte loads of V outputs each when every address a thread reads stays 16-byte aligned */
-        int64_t V = 16 / es;
-        bool vec = kd.rank > 0 && kd.stride[kd.rank - 1] == 1 && kd.shape[kd.rank - 1] % V == 0 &&
-                   (uintptr_t)px % 16 == 0;
-        for (int i = 0; i < kd.rank - 1; i++)
-            vec = vec && kd.stride[i] * es % 16 == 0;
-        for (int i = 0; i < rd.rank; i++)
-            vec = vec && rd.stride[i] * es % 16 == 0;
-        V = vec ? V : 1;
-        int64_t ncols = nout / V;
-        int bx = pow2_at_least(ncols, 32), by = 256 / bx;
-        int64_t ntiles = cdiv(ncols, bx), splits = col_splits(d, ntiles, count, by);
-        if (splits > 1)
-            WK_TRY(wk_gpu_malloc(d, (size_t)(splits * nout) * acc, &part));
-        snprintf(name, sizeof name, "reduce_%s_%s_%s", vec ? "colsv" : "cols", opname, sfx);
-        wk_gpu_dim grid = {wk_gpu_blocks(d, ntiles * splits * 256, 256), 1, 1};
-        void *args[] = {&px, &K, &Q, &L, &rs, &nout, &count, &splits, &part, &po, &mean};
-        s = wk_gpu_launch_named(d, name, grid, (wk_gpu_dim){(unsigned)bx, (unsigned)by, 1}, 0, args);
-        if (s == WK_OK && splits > 1)
-            s = reduce_finish(d, opname, sfx, part, splits, 1, nout, nout, po, count, mean);
-    }
-    if (part)
-        wk_gpu_free(d, part);
-    return s;
+    bool cols = (kd.rank > 0 && kd.stride[kd.rank - 1] < a.rs) || (rd.rank >= 2 && a.L < 64);
+    return cols ? reduce_cols(d, slot, x->dtype, es, &kd, &rd, &a) : reduce_rows(d, slot, x->dtype, es, &a);
 }
 
 /* ---------------------------------------------------------------- argmin / argmax over the last dim */
 wk_status wk_gpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(out);
-    int last = x->rank - 1;
+    int last = x->rank - 1, slot = op_slot(op), w = wk_gpu_width_slot(d);
     int64_t nout = wk_numel(last, x->shape), n = x->shape[last], sx = x->strides[last];
-    if (nout == 0)
-        return WK_OK;
-    const char *opname = op == WK_REDUCE_MIN ? "min" : "max", *sfx = wk_gpu_sfx(x->dtype);
-    size_t csize = x->dtype == WK_I64 || x->dtype == WK_F64 ? 8 : 4; /* compare type bytes, see reduce.cu */
+    size_t csize = WK_RED_ACC_BYTES(wk_dtype_size(x->dtype)); /* compare type bytes */
     red_dims kd = dims_of(x, 0, last, false);
-    wk_gpu_layout K = wk_gpu_layout_make(kd.rank, kd.shape, kd.stride);
-    void *px = wk_tensor_data(x), *po = wk_tensor_data(out), *scratch = NULL, *pv = NULL, *pi = NULL;
+    wk_gpu_reduce_args a = {
+        .x = wk_tensor_data(x), .out = wk_tensor_data(out), .K = wk_gpu_layout_make(kd.rank, kd.shape, kd.stride),
+        .L = n, .rs = sx, .nout = nout,
+    };
     bool cols = n > 1 && kd.rank > 0 && kd.stride[kd.rank - 1] < sx;
-    int64_t splits, np_so, np_ss;
+    int64_t np_so, np_ss;
     int G = 0, bx = 0, by = 0;
     if (!cols) {
-        run_shape(d, n, nout, &G, &splits);
-        np_so = splits;
+        run_shape(d, n, nout, &G, &a.splits);
+        np_so = a.splits;
         np_ss = 1;
     } else {
-        bx = pow2_at_least(nout, 32);
-        by = 256 / bx;
-        splits = col_splits(d, cdiv(nout, bx), n, by);
+        bx = pow2_at_least(nout, WK_RED_GROUP_MAX);
+        by = WK_RED_THREADS / bx;
+        a.splits = col_splits(d, cdiv(nout, bx), n, by);
         np_so = 1;
         np_ss = nout;
     }
-    if (splits > 1) { /* partial (index, value) pairs: indices first, 8-byte aligned */
-        WK_TRY(wk_gpu_malloc(d, (size_t)(splits * nout) * (8 + csize), &scratch));
-        pi = scratch;
-        pv = (char *)scratch + (size_t)(splits * nout) * 8;
+    void *scratch = NULL;
+    if (a.splits > 1) { /* partial (index, value) pairs: indices first, 8-byte aligned */
+        WK_TRY(wk_gpu_malloc(d, (size_t)(a.splits * nout) * (8 + csize), &scratch));
+        a.part_idx = scratch;
+        a.part = (char *)scratch + (size_t)(a.splits * nout) * 8;
     }
-    char name[64];
     wk_status s;
     if (!cols) {
-        int64_t items = nout * splits;
-        snprintf(name, sizeof name, "argreduce_rows_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
-        void *args[] = {&px, &K, &n, &sx, &splits, &items, &G, &pv, &pi, &po};
-        s = wk_gpu_launch_named(d, name, group_grid(d, items, G), block256, 0, args);
+        a.nitems = nout * a.splits;
+        a.G = G;
+        s = WK_GPU_LAUNCH(d, argreduce_rows, slot, x->dtype, w, group_grid(d, a.nitems, G), red_block, 0, a);
     } else {
-        snprintf(name, sizeof name, "argreduce_cols_%s_%s", opname, sfx);
-        wk_gpu_dim grid = {wk_gpu_blocks(d, cdiv(nout, bx) * splits * 256, 256), 1, 1};
-        void *args[] = {&px, &K, &n, &sx, &nout, &splits, &pv, &pi, &po};
-        s = wk_gpu_launch_named(d, name, grid, (wk_gpu_dim){(unsigned)bx, (unsigned)by, 1}, 0, args);
+        wk_gpu_dim grid = {wk_gpu_blocks(d, cdiv(nout, bx) * a.splits * WK_RED_THREADS, WK_RED_THREADS), 1, 1};
+        s = WK_GPU_LAUNCH(d, argreduce_cols, slot, x->dtype, 0, grid, ((wk_gpu_dim){(unsigned)bx, (unsigned)by, 1}),
+                          0, a);
     }
-    if (s == WK_OK && splits > 1) {
-        snprintf(name, sizeof name, "argreduce_finish_%s_%s%s", opname, sfx, wk_gpu_width_sfx(d));
-        int Gf = pow2_at_least(cdiv(splits, 8), 32);
-        void *args[] = {&pv, &pi, &splits, &np_so, &np_ss, &nout, &Gf, &po};
-        s = wk_gpu_launch_named(d, name, group_grid(d, nout, Gf), block256, 0, args);
+    if (s == WK_OK && a.splits > 1) {
+        wk_gpu_reduce_args f = {
+            .out = a.out, .part = a.part, .part_idx = a.part_idx, .nout = nout, .np = a.splits, .so = np_so,
+            .ss = np_ss, .G = pow2_at_least(cdiv(a.splits, WK_RED_FINISH_PER_LANE), WK_RED_GROUP_MAX),
+        };
+        s = WK_GPU_LAUNCH(d, argreduce_finish, slot, x->dtype, w, group_grid(d, nout, f.G), red_block, 0, f);
     }
     if (scratch)
         wk_gpu_free(d, scratch);

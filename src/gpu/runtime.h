@@ -47,10 +47,6 @@ struct wk_gpu_runtime {
     wk_status (*module_load)(const wk_gpu_image *image, wk_gpu_handle *module);
     /* *fn = NULL (and WK_OK) when the module has no such function. */
     wk_status (*function_get)(wk_gpu_handle module, const char *name, wk_gpu_handle *fn);
-    /* Calls add(ctx, name, fn) for every kernel of the module; WK_ERR_UNSUPPORTED when the driver cannot
-     * list them (kernels are then looked up with function_get). */
-    wk_status (*list_functions)(wk_gpu_handle module, void (*add)(void *ctx, const char *name, wk_gpu_handle fn),
-                                void *ctx);
     wk_status (*launch)(wk_gpu_handle fn, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem, wk_gpu_handle stream,
                         void **args);
     /* The kernels embedded for this vendor at build time, and their targets ("sm_80 sm_90 compute_90"). */

@@ -1,7 +1,5 @@
 /* sort.c: the GPU's stable sort slot along the last dim. Rows that fit in shared memory sort there in one
  * kernel; longer rows sort in chunks, merge pass by pass in scratch memory, then write the outputs. */
-#include <stdio.h>
-
 #include "gpu/gpu.h"
 
 #define SORT_SMEM 32768 /* shared memory per block: under every device's default limit */
@@ -16,28 +14,40 @@ static int log2_ceil(int64_t n)
     return l;
 }
 
-static wk_status launch(wk_gpu_dev *d, const char *name, int64_t items, unsigned threads, unsigned smem,
-                        void **args)
+static wk_gpu_dim grid_of(wk_gpu_dev *d, int64_t items, unsigned threads)
 {
-    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1},
-                         (wk_gpu_dim){threads, 1, 1}, smem, args);
+    return (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1};
 }
 
-wk_status wk_gpu_sort(const wk_tensor *x, bool descending, wk_tensor *values, wk_tensor *indices)
+/* Long rows, their segments sorted into a: merges a -> b -> a ... of runs doubling from one segment, then the
+ * outputs from the merged pairs (q: the segment sort's arguments). */
+static wk_status merge_and_emit(wk_gpu_dev *d, wk_gpu_sort_args *q, int dtype, int pair, void *a, void *b)
+{
+    wk_status st = WK_OK;
+    wk_gpu_dim grid = grid_of(d, q->rows * q->n, 256), block = {256, 1, 1};
+    for (int64_t w = (int64_t)1 << q->lg_chunk; st == WK_OK && w < q->n; w *= 2) {
+        wk_gpu_sort_args m = {.rows = q->rows, .n = q->n, .pairs_in = a, .pairs_out = b, .w = w};
+        st = WK_GPU_LAUNCH(d, sort_merge, pair, 0, 0, grid, block, 0, m);
+        void *t = a;
+        a = b;
+        b = t;
+    }
+    if (st != WK_OK)
+        return st;
+    q->pairs_in = a;
+    q->pairs_out = NULL;
+    return WK_GPU_LAUNCH(d, sort_emit, dtype, pair, 0, grid, block, 0, *q);
+}
+
+wk_status wk_gpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(values ? values : indices);
     const int last = x->rank - 1; /* ops/ hands a rank-0 x over as one element of rank 1 */
-    int64_t n = x->shape[last], rows = wk_numel(last, x->shape), s = x->strides[last];
-    if (n == 0 || rows == 0)
-        return WK_OK;
-    wk_gpu_layout lr = wk_gpu_layout_make(last, x->shape, x->strides);
+    int64_t n = x->shape[last], rows = wk_numel(last, x->shape);
     /* 32-bit keys pack with the index into one word while the index fits beside the all-ones sentinel */
-    bool p32 = x->dtype != WK_I64 && x->dtype != WK_F64 && n < (int64_t)0xffffffff;
-    const char *pn = p32 ? "p32" : "p64", *sfx = wk_gpu_sfx(x->dtype);
-    const int64_t psz = p32 ? 8 : 16, cap = SORT_SMEM / psz;
-    const void *px = wk_tensor_data(x);
-    void *pv = values ? wk_tensor_data(values) : NULL, *pi = indices ? wk_tensor_data(indices) : NULL;
-    int desc = descending;
+    bool p32 = x->dtype != WK_I64 && x->dtype != WK_F64 && n < SORT_P32_MAX_N;
+    const int pair = p32 ? SORT_PAIR_P32 : SORT_PAIR_P64;
+    const int64_t psz = p32 ? SORT_P32_BYTES : SORT_P64_BYTES, cap = SORT_SMEM / psz;
 
     int lg_chunk = n <= cap ? log2_ceil(n) : log2_ceil(cap);
     int lg_tile = lg_chunk > log2_ceil(SORT_MIN_TILE) ? lg_chunk : log2_ceil(SORT_MIN_TILE);
@@ -46,38 +56,27 @@ wk_status wk_gpu_sort(const wk_tensor *x, bool descending, wk_tensor *values, wk
     unsigned threads = ((int64_t)1 << lg_tile) / 2 < SORT_THREADS ? (unsigned)(((int64_t)1 << lg_tile) / 2)
                                                                   : SORT_THREADS;
     unsigned smem = (unsigned)(((int64_t)1 << lg_tile) * psz);
-    char name[64];
-    snprintf(name, sizeof name, "sort_block_%s_%s", sfx, pn);
+    wk_gpu_sort_args q = {
+        .x = wk_tensor_data(x), .lr = wk_gpu_layout_make(last, x->shape, x->strides), .s = x->strides[last],
+        .rows = rows, .n = n, .nchunks = nchunks, .lg_chunk = lg_chunk, .lg_tile = lg_tile, .desc = order == WK_SORT_DESCENDING,
+        .values = values ? wk_tensor_data(values) : NULL, .indices = indices ? wk_tensor_data(indices) : NULL,
+    };
+    wk_gpu_dim grid = grid_of(d, tiles * threads, threads), block = {threads, 1, 1};
+    if (nchunks == 1)
+        return WK_GPU_LAUNCH(d, sort_block, x->dtype, pair, 0, grid, block, smem, q);
 
-    if (nchunks == 1) {
-        void *scratch = NULL;
-        void *args[] = {&px, &lr, &s, &rows, &n, &nchunks, &lg_chunk, &lg_tile, &desc, &pv, &pi, &scratch};
-        return launch(d, name, tiles * threads, threads, smem, args);
-    }
-
-    /* long rows: sorted chunks into a, then merges a -> b -> a ... of runs doubling from one chunk */
+    /* long rows: sorted segments into a, then merged (merge_and_emit) */
     size_t bytes = (size_t)(rows * n * psz);
     void *a = NULL, *b = NULL;
     wk_status st = wk_gpu_malloc(d, bytes, &a);
     if (st == WK_OK)
         st = wk_gpu_malloc(d, bytes, &b);
     if (st == WK_OK) {
-        void *args[] = {&px, &lr, &s, &rows, &n, &nchunks, &lg_chunk, &lg_tile, &desc, &pv, &pi, &a};
-        st = launch(d, name, tiles * threads, threads, smem, args);
+        q.pairs_out = a;
+        st = WK_GPU_LAUNCH(d, sort_block, x->dtype, pair, 0, grid, block, smem, q);
     }
-    snprintf(name, sizeof name, "sort_merge_%s", pn);
-    for (int64_t w = (int64_t)1 << lg_chunk; st == WK_OK && w < n; w *= 2) {
-        void *args[] = {&a, &b, &rows, &n, &w};
-        st = launch(d, name, rows * n, 256, 0, args);
-        void *t = a;
-        a = b;
-        b = t;
-    }
-    if (st == WK_OK) {
-        snprintf(name, sizeof name, "sort_emit_%s_%s", sfx, pn);
-        void *args[] = {&a, &px, &lr, &s, &rows, &n, &pv, &pi};
-        st = launch(d, name, rows * n, 256, 0, args);
-    }
+    if (st == WK_OK)
+        st = merge_and_emit(d, &q, x->dtype, pair, a, b);
     if (a)
         wk_gpu_free(d, a);
     if (b)

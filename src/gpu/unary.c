@@ -1,67 +1,100 @@
-/* unary.c: the GPU's one-input element-wise slots (unary, affine, powf, elu, clamp): kernel names and launch
- * geometry for kernels/unary.cu, whose kernels take (x, layout of x, out, n[, scalar, scalar]). */
+/* unary.c: the GPU's one-input element-wise slots (unary, affine, powf, elu, clamp): argument packing and launch
+ * geometry for kernels/unary.cu (sets unary_<op>, affine, clamp, powf, elu of kernels/unary.h). */
 #include <stdint.h>
-#include <stdio.h>
+#include <string.h>
 
 #include "gpu/gpu.h"
 
-/* Queues `name` over out. p0/p1 point at the op's scalars (NULL when it has none). The kernels take their
- * 16-byte vector path when x is contiguous and both pointers are 16-byte aligned (one thread per 16 bytes of
- * out), else one thread per element: the grid is sized to match, though any grid is correct. */
-static wk_status un_launch(const char *name, const wk_tensor *x, wk_tensor *out, void *p0, void *p1)
+_Static_assert(sizeof(wk_scalar) == sizeof(wk_gpu_unary_scalar), "unary.h's scalar must hold a whole wk_scalar");
+
+/* The scalar as the kernels read it: every member of both unions starts at the first byte, so the copy keeps
+ * exactly the member the caller set (x's arithmetic type) under the same name. */
+static wk_gpu_unary_scalar un_scalar(wk_scalar s)
 {
-    wk_gpu_dev *d = wk_gpu_dev_of(out);
+    wk_gpu_unary_scalar r;
+    memcpy(&r, &s, sizeof r);
+    return r;
+}
+
+/* Fills q with x and out and sizes the grid. The kernels take their WK_UNARY_VEC_BYTES vector path when x is
+ * contiguous and both pointers are WK_UNARY_VEC_BYTES-aligned (one thread per WK_UNARY_VEC_BYTES of out), else
+ * one thread per element: the grid is sized to match, though any grid is correct. Returns false when out is
+ * empty (nothing to launch). */
+static bool un_args(const wk_tensor *x, wk_tensor *out, wk_gpu_unary_args *q, wk_gpu_dim *grid, wk_gpu_dim *block)
+{
+    const uintptr_t mask = WK_UNARY_VEC_BYTES - 1;
     int64_t n = wk_numel(out->rank, out->shape);
     if (n == 0)
-        return WK_OK;
-    wk_gpu_layout lx = wk_gpu_layout_of(x);
-    void *px = wk_tensor_data(x), *po = wk_tensor_data(out);
+        return false;
+    *q = (wk_gpu_unary_args){.x = wk_tensor_data(x), .lx = wk_gpu_layout_of(x), .out = wk_tensor_data(out), .n = n};
     int64_t items = n;
-    if (lx.contiguous && ((uintptr_t)px & 15u) == 0 && ((uintptr_t)po & 15u) == 0) {
-        int64_t per = 16 / (int64_t)wk_dtype_size(out->dtype);
+    if (q->lx.contiguous && ((uintptr_t)q->x & mask) == 0 && ((uintptr_t)q->out & mask) == 0) {
+        int64_t per = WK_UNARY_VEC_BYTES / (int64_t)wk_dtype_size(out->dtype);
         items = (n + per - 1) / per;
     }
     unsigned threads = 256;
-    void *args[] = {&px, &lx, &po, &n, p0, p1};
-    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, items, threads), 1, 1},
-                         (wk_gpu_dim){threads, 1, 1}, 0, args);
+    *grid = (wk_gpu_dim){wk_gpu_blocks(wk_gpu_dev_of(out), items, threads), 1, 1};
+    *block = (wk_gpu_dim){threads, 1, 1};
+    return true;
 }
 
 wk_status wk_gpu_unary(wk_unary_op op, const wk_tensor *x, wk_tensor *out)
 {
-    char name[64];
-    snprintf(name, sizeof name, "unary_%s_%s", wk_unary_name(op), wk_gpu_sfx(x->dtype));
-    return un_launch(name, x, out, NULL, NULL);
+    wk_gpu_unary_args q;
+    wk_gpu_dim grid, block;
+    if (!un_args(x, out, &q, &grid, &block))
+        return WK_OK;
+    wk_gpu_dev *d = wk_gpu_dev_of(out);
+    switch (op) {
+#define UN_OP_CASE_(X, OP, name, AX)                                                                              \
+    case WK_UNARY_##OP:                                                                                           \
+        return WK_GPU_LAUNCH(d, unary_##name, x->dtype, 0, 0, grid, block, 0, q);
+        WK_UNARY_OPS(UN_OP_CASE_, ~)
+#undef UN_OP_CASE_
+    }
+    return wk_error(WK_ERR_INVALID_ARGUMENT, "unary: op %d has no GPU kernel", (int)op);
 }
 
-/* mul/add (lo/hi) are in x's arithmetic form, and the kernel declares that type (uint8_t for u8, float for
- * f16/bf16/f32, ...): every member of a wk_scalar starts at its first byte, so the launch copies exactly the
- * member the kernel reads. */
+/* mul/add (lo/hi) are in x's arithmetic form: the member of the wk_scalar the kernel reads (un_scalar). */
 wk_status wk_gpu_affine(const wk_tensor *x, wk_scalar mul, wk_scalar add, wk_tensor *out)
 {
-    char name[64];
-    snprintf(name, sizeof name, "affine_%s", wk_gpu_sfx(x->dtype));
-    return un_launch(name, x, out, &mul, &add);
+    wk_gpu_unary_args q;
+    wk_gpu_dim grid, block;
+    if (!un_args(x, out, &q, &grid, &block))
+        return WK_OK;
+    q.s0 = un_scalar(mul);
+    q.s1 = un_scalar(add);
+    return WK_GPU_LAUNCH(wk_gpu_dev_of(out), affine, x->dtype, 0, 0, grid, block, 0, q);
 }
 
 wk_status wk_gpu_clamp(const wk_tensor *x, wk_scalar lo, wk_scalar hi, wk_tensor *out)
 {
-    char name[64];
-    snprintf(name, sizeof name, "clamp_%s", wk_gpu_sfx(x->dtype));
-    return un_launch(name, x, out, &lo, &hi);
+    wk_gpu_unary_args q;
+    wk_gpu_dim grid, block;
+    if (!un_args(x, out, &q, &grid, &block))
+        return WK_OK;
+    q.s0 = un_scalar(lo);
+    q.s1 = un_scalar(hi);
+    return WK_GPU_LAUNCH(wk_gpu_dev_of(out), clamp, x->dtype, 0, 0, grid, block, 0, q);
 }
 
-/* The exponent and alpha go as double; the kernel converts them to its compute type. */
+/* The exponent and alpha go as f64; the kernel converts them to its compute type. */
 wk_status wk_gpu_powf(const wk_tensor *x, double e, wk_tensor *out)
 {
-    char name[64];
-    snprintf(name, sizeof name, "powf_%s", wk_gpu_sfx(x->dtype));
-    return un_launch(name, x, out, &e, NULL);
+    wk_gpu_unary_args q;
+    wk_gpu_dim grid, block;
+    if (!un_args(x, out, &q, &grid, &block))
+        return WK_OK;
+    q.s0.f64 = e;
+    return WK_GPU_LAUNCH(wk_gpu_dev_of(out), powf, x->dtype, 0, 0, grid, block, 0, q);
 }
 
 wk_status wk_gpu_elu(const wk_tensor *x, double alpha, wk_tensor *out)
 {
-    char name[64];
-    snprintf(name, sizeof name, "elu_%s", wk_gpu_sfx(x->dtype));
-    return un_launch(name, x, out, &alpha, NULL);
+    wk_gpu_unary_args q;
+    wk_gpu_dim grid, block;
+    if (!un_args(x, out, &q, &grid, &block))
+        return WK_OK;
+    q.s0.f64 = alpha;
+    return WK_GPU_LAUNCH(wk_gpu_dev_of(out), elu, x->dtype, 0, 0, grid, block, 0, q);
 }

@@ -1,56 +1,45 @@
 /* upsample.c: the GPU upsample slots: nearest (NCL / NCHW, every dtype) and bilinear (NCHW, float) over
  * strided input (kernels/upsample.cu); scales and ratios rounded here exactly as cpu/upsample.c rounds them. */
-#include <stdio.h>
-
 #include "gpu/gpu.h"
 
-/* What both kernels take: x's NCHW view (1-D: H = 1, stride 0), out's sizes, the divisors' magic. */
-typedef struct up_call {
-    int64_t n, C, H, W, OH, OW, sN, sC, sH, sW;
-    int32_t narrow; /* nearest's 32-bit path: every size < 2^24, every offset < 2^31 */
-    uint32_t m_ow, s_ow, m_oh, s_oh, m_c, s_c;
-} up_call;
-
-static up_call up_call_of(const wk_tensor *x, const wk_tensor *out)
+/* What both kernels take: x's NCHW view (1-D: H = 1, stride 0), out's sizes, the divisors. */
+static wk_gpu_upsample_args up_args_of(const wk_tensor *x, const wk_tensor *out)
 {
     int last = x->rank - 1;
     bool is1d = x->rank == 3;
-    up_call c = {.n = wk_numel(out->rank, out->shape), .C = x->shape[1], .H = is1d ? 1 : x->shape[2],
-                 .W = x->shape[last], .OH = is1d ? 1 : out->shape[2], .OW = out->shape[last],
-                 .sN = x->strides[0], .sC = x->strides[1], .sH = is1d ? 0 : x->strides[2], .sW = x->strides[last]};
-    const int64_t lim = (int64_t)1 << 24;
-    int64_t max_off = (out->shape[0] - 1) * c.sN + (c.C - 1) * c.sC + (c.H - 1) * c.sH + (c.W - 1) * c.sW;
-    c.narrow = c.n <= INT32_MAX && max_off <= INT32_MAX && c.H < lim && c.W < lim && c.OH < lim && c.OW < lim;
-    if (c.n > 0 && c.n <= INT32_MAX) { /* the kernels divide with these while n < 2^31 (OW, OH, C <= n) */
-        wk_gpu_div_magic(c.OW, &c.m_ow, &c.s_ow);
-        wk_gpu_div_magic(c.OH, &c.m_oh, &c.s_oh);
-        wk_gpu_div_magic(c.C, &c.m_c, &c.s_c);
+    wk_gpu_upsample_args q = {
+        .x = wk_tensor_data(x), .out = wk_tensor_data(out), .n = wk_numel(out->rank, out->shape),
+        .C = x->shape[1], .H = is1d ? 1 : x->shape[2], .W = x->shape[last],
+        .OH = is1d ? 1 : out->shape[2], .OW = out->shape[last],
+        .sN = x->strides[0], .sC = x->strides[1], .sH = is1d ? 0 : x->strides[2], .sW = x->strides[last],
+    };
+    const int64_t lim = WK_UPSAMPLE_NARROW_LIM;
+    int64_t max_off = (out->shape[0] - 1) * q.sN + (q.C - 1) * q.sC + (q.H - 1) * q.sH + (q.W - 1) * q.sW;
+    q.narrow = q.n <= INT32_MAX && max_off <= INT32_MAX && q.H < lim && q.W < lim && q.OH < lim && q.OW < lim;
+    if (q.n > 0 && q.n <= INT32_MAX) { /* the kernels divide with these while n < 2^31 (OW, OH, C <= n) */
+        q.ow = wk_gpu_divisor_of(q.OW);
+        q.oh = wk_gpu_divisor_of(q.OH);
+        q.c = wk_gpu_divisor_of(q.C);
     }
-    return c;
+    return q;
 }
 
 wk_status wk_gpu_upsample_nearest(const wk_tensor *x, wk_tensor *out)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(out);
-    up_call c = up_call_of(x, out);
-    if (c.n == 0)
-        return WK_OK;
-    const void *px = wk_tensor_data(x);
-    void *po = wk_tensor_data(out);
+    wk_gpu_upsample_args q = up_args_of(x, out);
     /* PyTorch's nearest scale, in / out rounded to float (cpu/upsample.c nearest_axis) */
-    float scale_h = (float)c.H / (float)c.OH, scale_w = (float)c.W / (float)c.OW;
-    /* Outputs per thread: the widest store of at most 16 bytes that rows hold whole and out is aligned to. */
-    int64_t es = (int64_t)wk_dtype_size(x->dtype), bytes = 16;
-    while (bytes > es && ((c.OW * es) % bytes != 0 || (uintptr_t)po % (uintptr_t)bytes != 0))
+    q.scale_h = (float)q.H / (float)q.OH;
+    q.scale_w = (float)q.W / (float)q.OW;
+    /* Outputs per thread: the widest store of at most WK_UPSAMPLE_VEC_BYTES that rows hold whole and out is
+     * aligned to. */
+    int64_t es = (int64_t)wk_dtype_size(x->dtype), bytes = WK_UPSAMPLE_VEC_BYTES;
+    while (bytes > es && ((q.OW * es) % bytes != 0 || (uintptr_t)q.out % (uintptr_t)bytes != 0))
         bytes /= 2;
-    int32_t vec = bytes > es ? (int32_t)(bytes / es) : 1;
-    char name[64];
-    snprintf(name, sizeof name, "upsample_nearest_%s", wk_gpu_sfx(x->dtype));
-    void *args[] = {&px, &po, &c.n, &c.C, &c.H, &c.W, &c.OH, &c.OW, &c.sN, &c.sC, &c.sH, &c.sW, &scale_h,
-                    &scale_w, &vec, &c.narrow, &c.m_ow, &c.s_ow, &c.m_oh, &c.s_oh, &c.m_c, &c.s_c};
+    q.vec = bytes > es ? (int32_t)(bytes / es) : 1;
     unsigned threads = 256;
-    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, c.n / vec, threads), 1, 1},
-                         (wk_gpu_dim){threads, 1, 1}, 0, args);
+    wk_gpu_dim grid = {wk_gpu_blocks(d, q.n / q.vec, threads), 1, 1}, block = {threads, 1, 1};
+    return WK_GPU_LAUNCH(d, upsample_nearest, x->dtype, 0, 0, grid, block, 0, q);
 }
 
 /* The source step of one axis in the op's opmath type (float, or double for f64), as cpu/upsample.c
@@ -71,20 +60,12 @@ wk_status wk_gpu_upsample_bilinear2d(const wk_tensor *x, bool align_corners, dou
                                      wk_tensor *out)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(out);
-    up_call c = up_call_of(x, out);
-    if (c.n == 0)
-        return WK_OK;
-    const void *px = wk_tensor_data(x);
-    void *po = wk_tensor_data(out);
+    wk_gpu_upsample_args q = up_args_of(x, out);
     bool single = x->dtype != WK_F64;
-    double ratio_h = up_ratio(c.H, c.OH, align_corners, scale_h, single);
-    double ratio_w = up_ratio(c.W, c.OW, align_corners, scale_w, single);
-    int32_t align = align_corners ? 1 : 0;
-    char name[64];
-    snprintf(name, sizeof name, "upsample_bilinear_%s", wk_gpu_sfx(x->dtype));
-    void *args[] = {&px, &po, &c.n, &c.C, &c.H, &c.W, &c.OH, &c.OW, &c.sN, &c.sC, &c.sH, &c.sW, &ratio_h,
-                    &ratio_w, &align, &c.m_ow, &c.s_ow, &c.m_oh, &c.s_oh, &c.m_c, &c.s_c};
+    q.ratio_h = up_ratio(q.H, q.OH, align_corners, scale_h, single);
+    q.ratio_w = up_ratio(q.W, q.OW, align_corners, scale_w, single);
+    q.align = align_corners ? 1 : 0;
     unsigned threads = 256;
-    return wk_gpu_launch_named(d, name, (wk_gpu_dim){wk_gpu_blocks(d, c.n, threads), 1, 1}, (wk_gpu_dim){threads, 1, 1},
-                         0, args);
+    wk_gpu_dim grid = {wk_gpu_blocks(d, q.n, threads), 1, 1}, block = {threads, 1, 1};
+    return WK_GPU_LAUNCH(d, upsample_bilinear, x->dtype, 0, 0, grid, block, 0, q);
 }

@@ -31,7 +31,7 @@ wk_status wk_check_slot(const char *op, const wk_tensor *t, const void *slot);
 #define WK_CHECK_SLOT(op, t, slot) wk_check_slot(op, t, (const void *)(uintptr_t)wk_be(t)->slot)
 /* Runs backend slot `slot` of dst's device with the arguments that follow, unless dst, the tensor the slot
  * writes, has no elements: the one place where wick.h's rule for zero-size results is applied, so a backend
- * slot never sees an empty output (backend.h). */
+ * slot never sees an empty output (but for the indexing slots, which check their indices: backend.h). */
 #define WK_SLOT(dst, slot, ...) (wk_empty(dst) ? WK_OK : wk_be(dst)->slot(__VA_ARGS__))
 static inline bool wk_empty(const wk_tensor *t) { return wk_tensor_numel(t) == 0; }
 

@@ -115,7 +115,8 @@ static wk_status conv(const char *op, const wk_tensor *x, const wk_tensor *w, co
     WK_TRY(WK_CHECK_SLOT(op, x, conv));
     wk_tensor *res = NULL;
     WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, spatial + 2, shape, &res));
-    wk_status s = WK_SLOT(res, conv, x, w, bias, p, spatial, transposed, res);
+    wk_status s = WK_SLOT(res, conv, x, w, bias, p, spatial == 1 ? WK_CONV_1D : WK_CONV_2D,
+                          transposed ? WK_CONV_TRANSPOSED : WK_CONV_FORWARD, res);
     if (s != WK_OK) {
         wk_tensor_release(res);
         return s;

@@ -50,18 +50,26 @@ static wk_status check_no_alias(const char *op, const wk_tensor *x, const wk_ten
     return WK_OK;
 }
 
-/* Runs `fill` on a new output: copy of x for the writing ops (copy_x), or uninitialised of (rank, shape). */
-typedef wk_status (*fill_fn)(const void *args, wk_tensor *o);
+typedef struct index_args {
+    const wk_tensor *x, *ids, *src;
+    int dim;
+    bool add;
+} index_args;
+
+/* Runs `fill` on a new output: copy of x for the writing ops (copy_x), or uninitialised of (rank, shape). The
+ * slot runs whenever there are indices, even into an empty output: a bad index is an error all the same
+ * (backend.h). */
+typedef wk_status (*fill_fn)(const index_args *a, wk_tensor *o);
 
 static wk_status make_output(const char *op, const wk_tensor *x, int rank, const int64_t *shape, bool copy_x,
-                             fill_fn fill, const void *args, wk_tensor **out)
+                             fill_fn fill, const index_args *args, wk_tensor **out)
 {
     if (copy_x)
         WK_TRY(WK_CHECK_SLOT(op, x, copy));
     wk_tensor *o = NULL;
     WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, rank, shape, &o));
     wk_status s = copy_x ? WK_SLOT(o, copy, x, o) : WK_OK;
-    if (s == WK_OK && !wk_empty(o))
+    if (s == WK_OK && !wk_empty(args->ids))
         s = fill(args, o);
     if (s != WK_OK) {
         wk_tensor_release(o);
@@ -71,34 +79,25 @@ static wk_status make_output(const char *op, const wk_tensor *x, int rank, const
     return WK_OK;
 }
 
-typedef struct index_args {
-    const wk_tensor *x, *ids, *src;
-    int dim;
-    bool add;
-} index_args;
 
-static wk_status run_index_select(const void *p, wk_tensor *o)
+static wk_status run_index_select(const index_args *a, wk_tensor *o)
 {
-    const index_args *a = p;
     return wk_be(a->x)->index_select(a->x, a->dim, a->ids, o);
 }
 
-static wk_status run_gather(const void *p, wk_tensor *o)
+static wk_status run_gather(const index_args *a, wk_tensor *o)
 {
-    const index_args *a = p;
     return wk_be(a->x)->gather(a->x, a->dim, a->ids, o);
 }
 
-static wk_status run_scatter(const void *p, wk_tensor *o)
+static wk_status run_scatter(const index_args *a, wk_tensor *o)
 {
-    const index_args *a = p;
-    return wk_empty(a->ids) ? WK_OK : wk_be(o)->scatter(o, a->dim, a->ids, a->src, a->add, true);
+    return wk_be(o)->scatter(o, a->dim, a->ids, a->src, a->add ? WK_SCATTER_ADD : WK_SCATTER_SET, WK_TARGET_FRESH);
 }
 
-static wk_status run_index_add(const void *p, wk_tensor *o)
+static wk_status run_index_add(const index_args *a, wk_tensor *o)
 {
-    const index_args *a = p;
-    return wk_empty(a->ids) ? WK_OK : wk_be(o)->index_add(o, a->dim, a->ids, a->src, true);
+    return wk_be(o)->index_add(o, a->dim, a->ids, a->src, WK_TARGET_FRESH);
 }
 
 wk_status wk_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out)
@@ -190,7 +189,9 @@ static wk_status scatter_inplace(const char *op, wk_tensor *x, int dim, const wk
     int d;
     WK_TRY(scatter_checks(op, x, dim, ids, src, &d));
     WK_TRY(inplace_checks(op, x, ids, src));
-    return wk_empty(ids) ? WK_OK : WK_SLOT(x, scatter, x, d, ids, src, add, false);
+    /* as make_output: the slot runs whenever there are indices */
+    return wk_empty(ids) ? WK_OK
+                         : wk_be(x)->scatter(x, d, ids, src, add ? WK_SCATTER_ADD : WK_SCATTER_SET, WK_TARGET_CALLER);
 }
 
 wk_status wk_scatter(const wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_tensor **out)
@@ -229,5 +230,5 @@ wk_status wk_index_add_inplace(wk_tensor *x, int dim, const wk_tensor *ids, cons
     int d;
     WK_TRY(index_add_checks(op, x, dim, ids, src, &d));
     WK_TRY(inplace_checks(op, x, ids, src));
-    return wk_empty(ids) ? WK_OK : WK_SLOT(x, index_add, x, d, ids, src, false);
+    return wk_empty(ids) ? WK_OK : wk_be(x)->index_add(x, d, ids, src, WK_TARGET_CALLER);
 }

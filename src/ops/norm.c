@@ -33,26 +33,26 @@ static wk_status run_rows(const wk_tensor *x, row_slot_call call, const void *ar
 
 static wk_status call_softmax(const wk_tensor *x, const void *arg, wk_tensor *out)
 {
-    return wk_be(x)->softmax(x, *(const bool *)arg, out);
+    return wk_be(x)->softmax(x, *(const wk_softmax_kind *)arg, out);
 }
 
-static wk_status softmax(const char *op, bool log, const wk_tensor *x, wk_tensor **out)
+static wk_status softmax(const char *op, wk_softmax_kind kind, const wk_tensor *x, wk_tensor **out)
 {
     WK_TRY(wk_check_tensor(op, "x", x));
     WK_TRY(wk_check_out(op, out));
     WK_TRY(wk_check_float(op, x));
     WK_TRY(WK_CHECK_SLOT(op, x, softmax));
-    return run_rows(x, call_softmax, &log, out);
+    return run_rows(x, call_softmax, &kind, out);
 }
 
 wk_status wk_softmax_last_dim(const wk_tensor *x, wk_tensor **out)
 {
-    return softmax("softmax_last_dim", false, x, out);
+    return softmax("softmax_last_dim", WK_SOFTMAX, x, out);
 }
 
 wk_status wk_log_softmax_last_dim(const wk_tensor *x, wk_tensor **out)
 {
-    return softmax("log_softmax_last_dim", true, x, out);
+    return softmax("log_softmax_last_dim", WK_LOG_SOFTMAX, x, out);
 }
 
 /* x float of rank >= 1; p (weight or bias) 1-D of x's last dim, x's dtype and device; eps >= 0. */

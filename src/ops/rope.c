@@ -2,7 +2,7 @@
  * argument checks and the output; the backend's rope slot does the rotation. */
 #include "ops/common.h"
 
-static wk_status rope(const char *op, int kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
+static wk_status rope(const char *op, wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor **out)
 {
     char b1[200], b2[200];

@@ -30,7 +30,8 @@ static wk_status sort_impl(const char *op, const wk_tensor *x, bool descending, 
     if (s == WK_OK)
         s = last_dim_view(ix, &iv);
     if (s == WK_OK)
-        s = WK_SLOT(x, sort, xv ? xv : x, descending, vv ? vv : v, iv ? iv : ix);
+        s = WK_SLOT(x, sort, xv ? xv : x, descending ? WK_SORT_DESCENDING : WK_SORT_ASCENDING, vv ? vv : v,
+                    iv ? iv : ix);
     wk_tensor_release(xv);
     wk_tensor_release(vv);
     wk_tensor_release(iv);

@@ -34,6 +34,5 @@ SAME_VALUE(WK_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, CU_MEMPOOL_ATTR_RELEASE_THRESHO
  * name is the exported symbol, which cuda.h declares under that exact name. */
 #define SAME_FUNCTION(name, params) SAME_TYPE(wk_##name##_fn, __typeof__(&name));
 WK_CUDA_FUNCTIONS(SAME_FUNCTION)
-WK_CUDA_OPTIONAL_FUNCTIONS(SAME_FUNCTION)
 
 int main(void) { return 0; }

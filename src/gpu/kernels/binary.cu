@@ -1,6 +1,7 @@
 /* binary.cu: the two- and three-input element-wise kernels: binary_<op>_<sfx>, compare_<op>_<sfx> (u8 result),
  * where_<cond sfx>_<value sfx>. Same results as cpu/binary.c; contiguous aligned operands move in vectors. */
 #include "common.cuh"
+#include "binary.h"
 
 /* ---- the engine: out[i] = f(a[i], b[i]) (or where's selection) over n elements, out contiguous */
 
@@ -36,18 +37,20 @@ template <class T, int N> struct bn_pack {
     }
 };
 
+/* The engine's alignment test (wk_aligned16) and widest word are 16 bytes. */
+static_assert(WK_BINARY_VEC_BYTES == 16, "binary.h's vector width must match the engine's words");
 
 #define BN_TAIL_LOOP(i, from, n)                                                                        \
     for (int64_t i = (from) + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)(n);       \
          i += (int64_t)gridDim.x * blockDim.x)
 
-/* Each thread of the vector path makes 16 bytes of out (N elements). The host sizes the grid for n / N items
- * when every operand is contiguous and 16-byte aligned, else for n items; any grid is correct. */
+/* Each thread of the vector path makes WK_BINARY_VEC_BYTES of out (N elements). The host sizes the grid for
+ * n / N items when every operand is contiguous and 16-byte aligned, else for n items; any grid is correct. */
 template <class T, class O, class F>
 __device__ __forceinline__ void bn_run2(const T *a, const wk_gpu_layout &la, const T *b, const wk_gpu_layout &lb,
                                         O *o, int64_t n, F f)
 {
-    constexpr int N = 16 / (int)sizeof(O);
+    constexpr int N = WK_BINARY_VEC_BYTES / (int)sizeof(O);
     if (la.contiguous && lb.contiguous && wk_aligned16(a) && wk_aligned16(b) && wk_aligned16(o)) {
         const int64_t nv = n / N;
         WK_GRID_LOOP(v, nv) {
@@ -80,7 +83,7 @@ template <class C, class V>
 __device__ __forceinline__ void bn_where(const C *c, const wk_gpu_layout &lc, const V *t, const wk_gpu_layout &lt,
                                          const V *f, const wk_gpu_layout &lf, V *o, int64_t n)
 {
-    constexpr int N = 16 / (int)sizeof(V);
+    constexpr int N = WK_BINARY_VEC_BYTES / (int)sizeof(V);
     if (lc.contiguous && lt.contiguous && lf.contiguous && wk_aligned16(c) && wk_aligned16(t) && wk_aligned16(f) &&
         wk_aligned16(o)) {
         const int64_t nv = n / N;
@@ -171,27 +174,18 @@ BN_COMPARE(gt, >)
 BN_COMPARE(ge, >=)
 #undef BN_COMPARE
 
-/* ---- entry points. binary_<op>_<sfx> and compare_<op>_<sfx>: (a, layout of a, b, layout of b, out, n);
- * where_<c>_<v>: (cond, its layout, t, its layout, f, its layout, out, n). */
+/* ---- the sets' bodies (binary.h): binary_<op>_<dtype> and compare_<op>_<dtype> (TA the op's functor, TB the
+ * operands' storage type), where_<cond>_<value> (TA the condition's type, TB the values'). */
 
-#define BN_BINARY(op, sfx, T)                                                                               \
-    WK_KERNEL void binary_##op##_##sfx(const T *a, wk_gpu_layout la, const T *b, wk_gpu_layout lb, T *o,   \
-                                       int64_t n)                                                          \
-    {                                                                                                      \
-        bn_run2(a, la, b, lb, o, n, bn_##op());                                                            \
-    }
-#define BN_CMP(op, sfx, T)                                                                                  \
-    WK_KERNEL void compare_##op##_##sfx(const T *a, wk_gpu_layout la, const T *b, wk_gpu_layout lb,         \
-                                        uint8_t *o, int64_t n)                                             \
-    {                                                                                                      \
-        bn_run2(a, la, b, lb, o, n, bn_##op());                                                            \
-    }
-#define BN_BINARY_OPS(Y, sfx, T) \
-    Y(add, sfx, T) Y(sub, sfx, T) Y(mul, sfx, T) Y(div, sfx, T) Y(maximum, sfx, T) Y(minimum, sfx, T)
-#define BN_COMPARE_OPS(Y, sfx, T) Y(eq, sfx, T) Y(ne, sfx, T) Y(lt, sfx, T) Y(le, sfx, T) Y(gt, sfx, T) Y(ge, sfx, T)
-#define BN_DT(sfx, T) BN_BINARY_OPS(BN_BINARY, sfx, T) BN_COMPARE_OPS(BN_CMP, sfx, T)
-WK_ALL_DTYPES(BN_DT)
-#undef BN_DT
+template <class F, class T, int> __device__ __forceinline__ void binary_run(const wk_gpu_binary_args &p)
+{
+    bn_run2((const T *)p.in[0], p.lin[0], (const T *)p.in[1], p.lin[1], (T *)p.out, p.n, F());
+}
+
+template <class F, class T, int> __device__ __forceinline__ void compare_run(const wk_gpu_binary_args &p)
+{
+    bn_run2((const T *)p.in[0], p.lin[0], (const T *)p.in[1], p.lin[1], (uint8_t *)p.out, p.n, F());
+}
 
 /* Raw word of a value's size: where's instances depend on the size only. */
 template <int B> struct bn_raw;
@@ -200,14 +194,11 @@ template <> struct bn_raw<2> { typedef uint16_t type; };
 template <> struct bn_raw<4> { typedef uint32_t type; };
 template <> struct bn_raw<8> { typedef uint64_t type; };
 
-#define BN_WHERE(csfx, C, vsfx, V)                                                                          \
-    WK_KERNEL void where_##csfx##_##vsfx(const C *c, wk_gpu_layout lc, const V *t, wk_gpu_layout lt,        \
-                                         const V *f, wk_gpu_layout lf, V *o, int64_t n)                    \
-    {                                                                                                      \
-        typedef bn_raw<sizeof(V)>::type R;                                                                 \
-        bn_where(c, lc, (const R *)t, lt, (const R *)f, lf, (R *)o, n);                                    \
-    }
-#define BN_CONDS(Y, vsfx, V) Y(u8, uint8_t, vsfx, V) Y(u32, uint32_t, vsfx, V) Y(i64, int64_t, vsfx, V)
-#define BN_WHERE_DT(vsfx, V) BN_CONDS(BN_WHERE, vsfx, V)
-WK_ALL_DTYPES(BN_WHERE_DT)
-#undef BN_WHERE_DT
+template <class C, class V, int> __device__ __forceinline__ void where_run(const wk_gpu_binary_args &p)
+{
+    typedef typename bn_raw<sizeof(V)>::type R;
+    bn_where((const C *)p.in[0], p.lin[0], (const R *)p.in[1], p.lin[1], (const R *)p.in[2], p.lin[2], (R *)p.out,
+             p.n);
+}
+
+WK_BINARY_KERNELS(WK_DEFINE_KERNELS)

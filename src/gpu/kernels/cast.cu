@@ -1,6 +1,7 @@
 /* cast.cu: dtype conversion kernels for all 8x8 pairs with exactly the CPU's rules (src/cpu/cast.c,
  * src/core/dtype.c), down to NaN payloads, and arange (an f64 sequence converted by the same rules). */
 #include "common.cuh"
+#include "cast.h"
 
 template <class T> struct cast_is_float { static const bool value = false; };
 template <> struct cast_is_float<wk_f16> { static const bool value = true; };
@@ -182,15 +183,16 @@ template <class S, class D> __device__ __forceinline__ D cast_elem(S x)
     }
 }
 
-/* ---- contiguous runs: V = 16 / (smaller element size) elements per thread and step, so each side moves whole
- * 16-byte words; a run that cannot align both sides at one element goes element by element. */
+/* ---- contiguous runs: V = WK_CAST_VEC_BYTES (16) / (smaller element size) elements per thread and step, so
+ * each side moves whole 16-byte words; a run that cannot align both sides at one element goes element by
+ * element. */
 
 template <class T, int V> struct alignas(16) cast_vec {
     T v[V];
 };
 
 template <class S, class D> struct cast_width {
-    static const int value = 16 / (sizeof(S) < sizeof(D) ? sizeof(S) : sizeof(D));
+    static const int value = WK_CAST_VEC_BYTES / (sizeof(S) < sizeof(D) ? sizeof(S) : sizeof(D));
 };
 
 template <class S, class D> __device__ void cast_contig(D *dst, const S *src, int64_t n)
@@ -221,20 +223,17 @@ template <class S, class D> __device__ void cast_contig(D *dst, const S *src, in
     }
 }
 
-template <class S, class D> __device__ void cast_body(D *dst, const S *src, const wk_gpu_layout &L, int64_t n)
+/* The strided loop; SMALL: n < 2^32, every index divides in 32 bits. */
+template <class S, class D, bool SMALL>
+__device__ __forceinline__ void cast_strided(D *dst, const S *src, const wk_gpu_layout &L, int64_t n)
 {
-    if (L.contiguous) {
-        cast_contig(dst, src, n);
-        return;
-    }
-    bool small = n <= 0xffffffffll;
     WK_GRID_LOOP(i, n)
     {
         int64_t j = i, o = 0;
         for (int d = L.rank - 1; d >= 0; d--) {
             int64_t s = L.shape[d], q = 0;
             if (d > 0)
-                q = small ? (int64_t)((uint32_t)j / (uint32_t)s) : j / s;
+                q = SMALL ? (int64_t)((uint32_t)j / (uint32_t)s) : j / s;
             o += (j - q * s) * L.stride[d];
             j = q;
         }
@@ -242,12 +241,26 @@ template <class S, class D> __device__ void cast_body(D *dst, const S *src, cons
     }
 }
 
+/* The 32-bit case is its own loop: left to the compiler, whether the test leaves the loop varies with the
+ * surrounding code, and kept inside it costs registers. */
+template <class S, class D> __device__ void cast_body(D *dst, const S *src, const wk_gpu_layout &L, int64_t n)
+{
+    if (L.contiguous) {
+        cast_contig(dst, src, n);
+        return;
+    }
+    if (n <= 0xffffffffll)
+        cast_strided<S, D, true>(dst, src, L, n);
+    else
+        cast_strided<S, D, false>(dst, src, L, n);
+}
+
 /* ---- arange: dst[i] = (D)(start + i*step), the product and the sum each rounded in f64 (wk_mul_rn: never
  * fused, as the CPU does not fuse) */
 
 template <class D> __device__ void cast_arange_body(D *dst, int64_t n, double start, double step)
 {
-    const int V = 16 / sizeof(D);
+    const int V = WK_CAST_VEC_BYTES / sizeof(D);
     typedef cast_vec<D, V> dvec;
     int64_t head = (int64_t)(((16u - ((uintptr_t)dst & 15u)) & 15u) / sizeof(D));
     if (head > n)
@@ -268,25 +281,15 @@ template <class D> __device__ void cast_arange_body(D *dst, int64_t n, double st
     }
 }
 
-/* ---- entry points: cast_<src>_<dst> and cast_arange_<dst> */
+/* ---- entry points: cast_<src>_<dst> and cast_arange_<dst> (cast.h) */
 
-#define CAST_PAIR(ssfx, S, dsfx, D)                                                                             \
-    WK_KERNEL void cast_##ssfx##_##dsfx(void *dst, const void *src, wk_gpu_layout L, int64_t n)                \
-    {                                                                                                           \
-        cast_body<S, D>((D *)dst, (const S *)src, L, n);                                                       \
-    }
-#define CAST_FROM(ssfx, S)                                                                                      \
-    CAST_PAIR(ssfx, S, u8, uint8_t) CAST_PAIR(ssfx, S, u32, uint32_t) CAST_PAIR(ssfx, S, i32, int32_t)          \
-    CAST_PAIR(ssfx, S, i64, int64_t) CAST_PAIR(ssfx, S, f16, wk_f16) CAST_PAIR(ssfx, S, bf16, wk_bf16)          \
-    CAST_PAIR(ssfx, S, f32, float) CAST_PAIR(ssfx, S, f64, double)
-WK_ALL_DTYPES(CAST_FROM)
-#undef CAST_FROM
-#undef CAST_PAIR
+template <class S, class D, int> __device__ __forceinline__ void cast_run(const wk_gpu_cast_args &p)
+{
+    cast_body<S, D>((D *)p.dst, (const S *)p.src, p.src_layout, p.n);
+}
+template <class D, class, int> __device__ __forceinline__ void cast_arange_run(const wk_gpu_cast_args &p)
+{
+    cast_arange_body<D>((D *)p.dst, p.n, p.start, p.step);
+}
 
-#define CAST_ARANGE(sfx, D)                                                                                     \
-    WK_KERNEL void cast_arange_##sfx(void *dst, int64_t n, double start, double step)                          \
-    {                                                                                                           \
-        cast_arange_body<D>((D *)dst, n, start, step);                                                         \
-    }
-WK_ALL_DTYPES(CAST_ARANGE)
-#undef CAST_ARANGE
+WK_CAST_KERNELS(WK_DEFINE_KERNELS)

@@ -25,6 +25,13 @@ template <class T> __device__ __forceinline__ typename wk_compute<T>::type wk_ld
 template <> __device__ __forceinline__ float wk_ld<wk_f16>(const wk_f16 *p) { return wk_f16_bits_to_f32(p->bits); }
 template <> __device__ __forceinline__ float wk_ld<wk_bf16>(const wk_bf16 *p) { return wk_bf16_bits_to_f32(p->bits); }
 
+/* wk_ld through the read-only path (compat.h, wk_ldg): for inputs no thread of the kernel writes. */
+template <class T> __device__ __forceinline__ typename wk_compute<T>::type wk_ld_ro(const T *p)
+{
+    T t = wk_ldg(p);
+    return wk_ld(&t);
+}
+
 template <class T> __device__ __forceinline__ void wk_st(T *p, typename wk_compute<T>::type v) { *p = v; }
 template <> __device__ __forceinline__ void wk_st<wk_f16>(wk_f16 *p, float v) { p->bits = wk_f32_to_f16_bits(v); }
 template <> __device__ __forceinline__ void wk_st<wk_bf16>(wk_bf16 *p, float v) { p->bits = wk_f32_to_bf16_bits(v); }
@@ -79,7 +86,7 @@ __device__ __forceinline__ int64_t wk_offset32(const wk_gpu_layout &L, uint32_t 
     return L.rank > 0 ? off + (int64_t)i * L.stride[0] : 0; /* i < shape[0] here: no division */
 }
 
-/* n / d as a multiply-high and a shift (m, s from wk_gpu_div_magic on the host), valid for n < 2^31: a
+/* n / d as a multiply-high and a shift (m, s from wk_gpu_divisor_of on the host), valid for n < 2^31: a
  * division by a run-time divisor is a long instruction sequence, enough to make index-heavy kernels
  * (pooling, resampling) issue-bound instead of memory-bound. wk_div64 is the wide path's plain division. */
 struct wk_div32 {

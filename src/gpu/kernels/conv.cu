@@ -1,6 +1,7 @@
 /* conv.cu: wick's own direct convolutions, the fallback when the vendor DNN library is absent or lacks a
- * case: conv_direct_fwd_<sfx> and conv_direct_tr_<sfx> (float), one thread per output element, 2-D form. */
+ * case: conv_direct_fwd and conv_direct_tr (float), one thread per output element, 2-D form (conv.h). */
 #include "common.cuh"
+#include "conv.h"
 
 /* The geometry in the 2-D form (a 1-D convolution has H = OH = KH = 1 and zero H strides). x (N, C, H, W);
  * forward w (O, C/g, KH, KW), transposed w (C, O/g, KH, KW); strides in elements, any layout. */
@@ -109,21 +110,28 @@ __device__ __forceinline__ void conv_tr_run(const T *__restrict__ x, const T *__
     }
 }
 
-/* total = N*O*OH*OW; bias may be NULL (bS is then ignored). w0, w1: w's strides of dims 0 and 1 (forward:
- * O and C/g; transposed: C and O/g). */
-#define CONV_ENTRY(kind, sfx, T)                                                                              \
-    WK_KERNEL void conv_direct_##kind##_##sfx(                                                                \
-        const T *__restrict__ x, const T *__restrict__ w, const T *__restrict__ bias, T *__restrict__ out,    \
-        int64_t total, int64_t O, int64_t OH, int64_t OW, int64_t H, int64_t W, int64_t KH, int64_t KW,       \
-        int64_t cg, int64_t og, int64_t sy, int64_t sx, int64_t py, int64_t px, int64_t dy, int64_t dx,       \
-        int64_t xN, int64_t xC, int64_t xH, int64_t xW, int64_t w0, int64_t w1, int64_t wH, int64_t wW,       \
-        int64_t bS)                                                                                           \
-    {                                                                                                         \
-        conv_geom g = {O, OH, OW, H, W, KH, KW, cg, og, sy, sx, py, px, dy, dx, xN, xC, xH, xW, w0, w1, wH,   \
-                       wW, bS};                                                                               \
-        conv_##kind##_run<T>(x, w, bias, out, total, g);                                                      \
-    }
-#define CONV_FWD(sfx, T) CONV_ENTRY(fwd, sfx, T)
-#define CONV_TR(sfx, T) CONV_ENTRY(tr, sfx, T)
-WK_FLOAT_DTYPES(CONV_FWD)
-WK_FLOAT_DTYPES(CONV_TR)
+/* The struct unpacked into conv_geom and restrict-qualified pointers, then the shared bodies. */
+template <class T, bool TR> __device__ __forceinline__ void conv_entry(const wk_gpu_conv_args &p)
+{
+    conv_geom g = {p.O,  p.OH, p.OW, p.H,  p.W,  p.KH, p.KW, p.cg, p.og, p.sy, p.sx, p.py,
+                   p.px, p.dy, p.dx, p.xN, p.xC, p.xH, p.xW, p.w0, p.w1, p.wH, p.wW, p.bS};
+    const T *__restrict__ x = (const T *)p.x;
+    const T *__restrict__ w = (const T *)p.w;
+    const T *__restrict__ bias = (const T *)p.bias;
+    T *__restrict__ out = (T *)p.out;
+    if constexpr (TR)
+        conv_tr_run<T>(x, w, bias, out, p.total, g);
+    else
+        conv_fwd_run<T>(x, w, bias, out, p.total, g);
+}
+
+template <class T, class, int> __device__ __forceinline__ void conv_direct_fwd_run(const wk_gpu_conv_args &p)
+{
+    conv_entry<T, false>(p);
+}
+template <class T, class, int> __device__ __forceinline__ void conv_direct_tr_run(const wk_gpu_conv_args &p)
+{
+    conv_entry<T, true>(p);
+}
+
+WK_CONV_KERNELS(WK_DEFINE_KERNELS)

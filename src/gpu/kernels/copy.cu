@@ -3,20 +3,22 @@
  * Warp width (wave64, wave32): the transpose tile goes through shared memory between barriers and no kernel
  * moves values between lanes, so none depends on the width. */
 #include "common.cuh"
+#include "copy.h"
 
-/* The unit of every vectorised access: one 16-byte load or store per thread. */
+/* The unit of every vectorised access: one 16-byte load or store per thread. Also the element of the rows and
+ * strided kernels' _16 variants: rows contiguous in both views whose starts and strides are all multiples of
+ * 16 bytes move as 16-byte elements (the host rescales the dims). */
 struct alignas(16) copy_v16 {
     uint32_t w[4];
 };
+static_assert(sizeof(copy_v16) == COPY_VEC_BYTES, "the host widens rows and counts vector accesses by COPY_VEC_BYTES");
 
-/* Element storage per size. 16: rows contiguous in both views whose starts and strides are all multiples of 16
- * bytes move as 16-byte elements (the host rescales the dims). */
+/* Storage of a word of ES bytes. */
 template <int ES> struct copy_word;
 template <> struct copy_word<1> { typedef uint8_t type; };
 template <> struct copy_word<2> { typedef uint16_t type; };
 template <> struct copy_word<4> { typedef uint32_t type; };
 template <> struct copy_word<8> { typedef uint64_t type; };
-template <> struct copy_word<16> { typedef copy_v16 type; };
 
 /* Elements of p before its first 16-byte boundary (at most n). */
 template <class T> __device__ __forceinline__ int64_t copy_head(const T *p, int64_t n)
@@ -73,7 +75,7 @@ template <class T> __device__ __forceinline__ copy_v16 copy_splat16(T v)
 }
 template <> __device__ __forceinline__ copy_v16 copy_splat16<copy_v16>(copy_v16 v) { return v; }
 
-template <class T> __device__ __forceinline__ void copy_fill_run(T *d, T v, int64_t n, int64_t tid, int64_t nthr)
+template <class T> __device__ __forceinline__ void copy_fill_span(T *d, T v, int64_t n, int64_t tid, int64_t nthr)
 {
     const int64_t V = 16 / sizeof(T);
     int64_t head = copy_head(d, n), nv = (n - head) / V, tail = head + nv * V;
@@ -87,7 +89,7 @@ template <class T> __device__ __forceinline__ void copy_fill_run(T *d, T v, int6
 
 /* d[0, n) = s[0, n); 16-byte accesses when both can reach a 16-byte boundary at the same element. */
 template <class T>
-__device__ __forceinline__ void copy_run(T *d, const T *s, int64_t n, int64_t tid, int64_t nthr)
+__device__ __forceinline__ void copy_span(T *d, const T *s, int64_t n, int64_t tid, int64_t nthr)
 {
     const int64_t V = 16 / sizeof(T);
     int64_t head = copy_head(d, n);
@@ -111,7 +113,7 @@ template <class T> __device__ void copy_fill_body(T *d, const wk_gpu_layout &L, 
     T v = (T)bits;
     int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, nthr = (int64_t)gridDim.x * blockDim.x;
     if (L.contiguous) {
-        copy_fill_run(d, v, n, tid, nthr);
+        copy_fill_span(d, v, n, tid, nthr);
         return;
     }
     bool small = n <= 0xffffffffll;
@@ -123,7 +125,7 @@ template <class T> __device__ void copy_fill_body(T *d, const wk_gpu_layout &L, 
 
 template <class T> __device__ void copy_splat_body(T *d, const T *s, int64_t n)
 {
-    copy_fill_run(d, *s, n, (int64_t)blockIdx.x * blockDim.x + threadIdx.x, (int64_t)gridDim.x * blockDim.x);
+    copy_fill_span(d, *s, n, (int64_t)blockIdx.x * blockDim.x + threadIdx.x, (int64_t)gridDim.x * blockDim.x);
 }
 
 /* ---- rows: `rows` rows of `cols` elements, inner strides ds / ss, row starts from two outer layouts of one
@@ -144,9 +146,9 @@ __device__ void copy_rows_body(T *dst, const T *src, const wk_gpu_layout &dout, 
         T *d = dst + od + c0 * ds;
         const T *s = src + os + c0 * ss;
         if (ds == 1 && ss == 1)
-            copy_run(d, s, len, threadIdx.x, blockDim.x);
+            copy_span(d, s, len, threadIdx.x, blockDim.x);
         else if (ds == 1 && ss == 0)
-            copy_fill_run(d, *s, len, threadIdx.x, blockDim.x);
+            copy_fill_span(d, *s, len, threadIdx.x, blockDim.x);
         else
             for (int64_t c = threadIdx.x; c < len; c += blockDim.x)
                 d[c * ds] = s[c * ss];
@@ -173,9 +175,6 @@ __device__ void copy_strided_body(T *dst, const T *src, const wk_gpu_layout &dl,
  * along a each), transposes that P x P block in registers, and stores P words that each hold P elements along b.
  * A tile is COPY_TILE_W words wide in both directions (32*P x 32*P elements); word columns are XOR-swizzled by
  * the row's word index, so the column-wise writes and the row-wise reads both hit distinct banks. */
-
-#define COPY_TILE_W 32 /* words per tile row: the x extent of the block */
-#define COPY_TILE_R 8  /* thread rows: the y extent of the block */
 
 /* The first n (0..P) elements at p as one word (the rest zero). */
 template <class E, class W> __device__ __forceinline__ W copy_load_part(const E *p, int64_t n)
@@ -296,60 +295,46 @@ __device__ void copy_transpose_body(E *dst, const E *src, int64_t na, int64_t nb
     }
 }
 
-/* ---- entry points */
+/* ---- entry points: each set's variants (copy.h) unpack the one parameter struct */
 
-#define COPY_SIZES(X) X(1) X(2) X(4) X(8)
+template <class T, class, int> __device__ __forceinline__ void copy_fill_run(const wk_gpu_copy_args &p)
+{
+    copy_fill_body((T *)p.dst, p.dl, p.n, p.bits);
+}
 
-#define COPY_ENTRIES(ES)                                                                                          \
-    WK_KERNEL void copy_fill_##ES(void *d, wk_gpu_layout L, int64_t n, uint64_t bits)                           \
-    {                                                                                                             \
-        copy_fill_body((copy_word<ES>::type *)d, L, n, bits);                                                    \
-    }                                                                                                             \
-    WK_KERNEL void copy_splat_##ES(void *d, const void *s, int64_t n)                                            \
-    {                                                                                                             \
-        copy_splat_body((copy_word<ES>::type *)d, (const copy_word<ES>::type *)s, n);                            \
-    }                                                                                                             \
-    WK_KERNEL void copy_rows_##ES(void *d, const void *s, wk_gpu_layout dout, wk_gpu_layout sout, int64_t rows, \
-                                  int64_t cols, int64_t ds, int64_t ss, int64_t chunk)                           \
-    {                                                                                                             \
-        copy_rows_body((copy_word<ES>::type *)d, (const copy_word<ES>::type *)s, dout, sout, rows, cols, ds, ss,  \
-                       chunk);                                                                                    \
-    }                                                                                                             \
-    WK_KERNEL void copy_strided_##ES(void *d, const void *s, wk_gpu_layout dl, wk_gpu_layout sl, int64_t n)       \
-    {                                                                                                             \
-        copy_strided_body((copy_word<ES>::type *)d, (const copy_word<ES>::type *)s, dl, sl, n);                  \
-    }
-COPY_SIZES(COPY_ENTRIES)
-#undef COPY_ENTRIES
+template <class T, class, int> __device__ __forceinline__ void copy_splat_run(const wk_gpu_copy_args &p)
+{
+    copy_splat_body((T *)p.dst, (const T *)p.src, p.n);
+}
 
-#define COPY_WIDE_ENTRIES(ES)                                                                                     \
-    WK_KERNEL void copy_rows_##ES(void *d, const void *s, wk_gpu_layout dout, wk_gpu_layout sout, int64_t rows, \
-                                  int64_t cols, int64_t ds, int64_t ss, int64_t chunk)                           \
-    {                                                                                                             \
-        copy_rows_body((copy_word<ES>::type *)d, (const copy_word<ES>::type *)s, dout, sout, rows, cols, ds, ss,  \
-                       chunk);                                                                                    \
-    }                                                                                                             \
-    WK_KERNEL void copy_strided_##ES(void *d, const void *s, wk_gpu_layout dl, wk_gpu_layout sl, int64_t n)       \
-    {                                                                                                             \
-        copy_strided_body((copy_word<ES>::type *)d, (const copy_word<ES>::type *)s, dl, sl, n);                  \
-    }
-COPY_WIDE_ENTRIES(16)
-#undef COPY_WIDE_ENTRIES
+template <class T, class, int> __device__ __forceinline__ void copy_rows_run(const wk_gpu_copy_args &p)
+{
+    copy_rows_body((T *)p.dst, (const T *)p.src, p.dl, p.sl, p.rows, p.cols, p.ds, p.ss, p.chunk);
+}
 
-/* copy_transpose_<es>: packed words (host checks their alignment); copy_transpose_<es>n: one element per word. */
-#define COPY_TRANSPOSE(name, E, W)                                                                                \
-    WK_KERNEL void name(void *d, const void *s, int64_t na, int64_t nb, int64_t dst_a, int64_t src_b,             \
-                        wk_gpu_layout dbatch, wk_gpu_layout sbatch, int64_t tiles_a, int64_t tiles_b,             \
-                        int64_t ntiles)                                                                           \
-    {                                                                                                             \
-        copy_transpose_body<E, W>((E *)d, (const E *)s, na, nb, dst_a, src_b, dbatch, sbatch, tiles_a, tiles_b,  \
-                                  ntiles);                                                                        \
-    }
-COPY_TRANSPOSE(copy_transpose_1, uint8_t, uint32_t)
-COPY_TRANSPOSE(copy_transpose_2, uint16_t, uint32_t)
-COPY_TRANSPOSE(copy_transpose_4, uint32_t, uint64_t)
-COPY_TRANSPOSE(copy_transpose_8, uint64_t, uint64_t)
-COPY_TRANSPOSE(copy_transpose_1n, uint8_t, uint8_t)
-COPY_TRANSPOSE(copy_transpose_2n, uint16_t, uint16_t)
-COPY_TRANSPOSE(copy_transpose_4n, uint32_t, uint32_t)
-#undef COPY_TRANSPOSE
+template <class T, class, int> __device__ __forceinline__ void copy_strided_run(const wk_gpu_copy_args &p)
+{
+    copy_strided_body((T *)p.dst, (const T *)p.src, p.dl, p.sl, p.n);
+}
+
+/* The items of the COPY_TRANSPOSE axis: an element type E, packed in words of COPY_PACKED_WORD bytes, or
+ * copy_single<E>, one element per word. copy_pack<item> gives the element and word types. */
+template <class E> struct copy_single;
+template <class E> struct copy_pack {
+    typedef E elem;
+    typedef typename copy_word<COPY_PACKED_WORD(sizeof(E))>::type word;
+};
+template <class E> struct copy_pack<copy_single<E>> {
+    typedef E elem;
+    typedef E word;
+};
+
+template <class I, class, int> __device__ __forceinline__ void copy_transpose_run(const wk_gpu_copy_args &p)
+{
+    typedef typename copy_pack<I>::elem E;
+    typedef typename copy_pack<I>::word W;
+    copy_transpose_body<E, W>((E *)p.dst, (const E *)p.src, p.na, p.nb, p.dst_a, p.src_b, p.dl, p.sl, p.tiles_a,
+                              p.tiles_b, p.ntiles);
+}
+
+WK_COPY_KERNELS(WK_DEFINE_KERNELS)

@@ -46,7 +46,7 @@
     Y(_u8, uint8_t, __VA_ARGS__) Y(_u32, uint32_t, __VA_ARGS__) Y(_i32, int32_t, __VA_ARGS__)                     \
     Y(_i64, int64_t, __VA_ARGS__)
 
-/* Element sizes 1, 2, 4, 8 bytes (slots 0..3, wk_gpu_size_slot): kernels that only move bits. */
+/* Element sizes 1, 2, 4, 8 bytes (slot = log2 of the size): kernels that only move bits. */
 #define WK_AX_SIZES(Y, N, ...)                                                                                    \
     Y(_1, uint8_t, __VA_ARGS__) Y(_2, uint16_t, __VA_ARGS__) Y(_4, uint32_t, __VA_ARGS__)                         \
     Y(_8, uint64_t, __VA_ARGS__)

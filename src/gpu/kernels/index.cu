@@ -4,9 +4,7 @@
  * shared memory with atomics between barriers; 8- and 16-bit adds are compare-and-swap loops on the aligned
  * 32-bit word, which progress under lockstep execution too (each round one lane's swap succeeds). */
 #include "common.cuh"
-
-/* Elements per thread per round of the grid-stride loops: independent loads kept in flight. */
-#define IX_UNROLL 4
+#include "index.h"
 
 /* A grid-stride loop over [0, n) where each thread takes the IX_UNROLL elements e0 + u * G per round: each
  * of them coalesced across the warp, all of their loads issued before any is used. The body tests each
@@ -20,7 +18,7 @@ __device__ __forceinline__ bool ix_ok(int64_t v, int64_t size) { return (uint64_
 
 /* Records a bad index in the fault record (layout.h): the thread whose code lands first also leaves its
  * value for the error message. With several bad indices, which one is named depends on that race. */
-__device__ __forceinline__ void ix_fault(int *fault, int code, int64_t value)
+__device__ __forceinline__ void ix_fault(int32_t *fault, int code, int64_t value)
 {
     if (atomicCAS(fault, 0, code) == 0)
         reinterpret_cast<wk_gpu_fault_rec *>(fault)->value = value;
@@ -114,7 +112,7 @@ template <class T> __device__ __forceinline__ void ix_atomic_add_word(T *w, cons
  * Sets the fault word when one of the n indices (ids' own layout) lies outside [0, size). Queued before
  * a writing kernel, which then writes nothing: x stays unchanged on a bad index. */
 template <class I>
-__device__ void index_check_body(const I *ids, const wk_gpu_layout &li, int64_t n, int64_t size, int *fault,
+__device__ void index_check_body(const I *ids, const wk_gpu_layout &li, int64_t n, int64_t size, int32_t *fault,
                                  int code)
 {
     bool bad = false;
@@ -169,7 +167,7 @@ __device__ void index_check_body(const I *ids, const wk_gpu_layout &li, int64_t 
  * that shape with stride 0 along dim, li the ids' layout at it. A bad index faults and writes nothing. */
 template <class T, class I>
 __device__ void index_gather_body(const T *x, const wk_gpu_layout &lx, int64_t xk, const I *ids,
-                                  const wk_gpu_layout &li, T *out, int64_t n, int64_t size, int *fault, int code)
+                                  const wk_gpu_layout &li, T *out, int64_t n, int64_t size, int32_t *fault, int code)
 {
     IX_ROUNDS(e0, G, n)
     {
@@ -200,7 +198,7 @@ __device__ void index_gather_body(const T *x, const wk_gpu_layout &lx, int64_t x
  * index per row, shared by the row's threads. */
 template <class U, class I>
 __device__ void index_select_rows_body(const U *x, const I *ids, U *out, int64_t n, int64_t inner, int64_t L,
-                                       int64_t xo, int64_t xk, int64_t ik, int64_t size, int *fault)
+                                       int64_t xo, int64_t xk, int64_t ik, int64_t size, int32_t *fault)
 {
     IX_ROUNDS(e0, G, n)
     {
@@ -236,14 +234,14 @@ __device__ void index_select_rows_body(const U *x, const I *ids, U *out, int64_t
  * was reported already. Non-zero (x is the op's own new output): no range pass; a bad index is reported
  * here with that code and skipped, the other elements are written. Duplicate destinations under set: any
  * one of the writes wins. */
-__device__ __forceinline__ bool ix_write_off(const int *fault, int code)
+__device__ __forceinline__ bool ix_write_off(const int32_t *fault, int code)
 {
-    return code == 0 && *(volatile const int *)fault != 0;
+    return code == 0 && *(volatile const int32_t *)fault != 0;
 }
 
 template <class T, class I, bool ADD>
 __device__ void index_scatter_body(T *x, const wk_gpu_layout &lx, int64_t xk, const I *ids, const wk_gpu_layout &li,
-                                   const T *src, const wk_gpu_layout &ls, int64_t n, int64_t size, int *fault,
+                                   const T *src, const wk_gpu_layout &ls, int64_t n, int64_t size, int32_t *fault,
                                    int code)
 {
     if (ix_write_off(fault, code))
@@ -310,7 +308,7 @@ template <class T, class I>
 __device__ void index_scatter_add_lines_body(T *x, const wk_gpu_layout &lxo, int64_t xk, const I *ids,
                                              const wk_gpu_layout &lio, int64_t ik, const T *src,
                                              const wk_gpu_layout &lso, int64_t sk, int64_t lines, int64_t K,
-                                             int64_t size, int *fault, int code)
+                                             int64_t size, int32_t *fault, int code)
 {
     typedef typename ix_acc<T>::type A;
     extern __shared__ unsigned long long ix_smem[]; /* 8-byte aligned for every A */
@@ -359,7 +357,7 @@ __device__ void index_scatter_add_lines_body(T *x, const wk_gpu_layout &lxo, int
 template <class T, class I, int V>
 __device__ void index_add_rows_body(T *x, const I *ids, const T *src, int64_t n, int64_t inner, int64_t L,
                                     int64_t xo, int64_t xk, int64_t so, int64_t sk, int64_t ik, int64_t size,
-                                    int *fault, int code)
+                                    int32_t *fault, int code)
 {
     if (ix_write_off(fault, code))
         return;
@@ -404,7 +402,7 @@ __device__ void index_add_rows_body(T *x, const I *ids, const T *src, int64_t n,
 template <class T, class I, int V>
 __device__ void index_add_wide_body(T *x, const I *ids, const T *src, int64_t rows, int64_t inner, int64_t L,
                                     int64_t xo, int64_t xk, int64_t so, int64_t sk, int64_t ik, int64_t size,
-                                    int *fault, int code)
+                                    int32_t *fault, int code)
 {
     if (ix_write_off(fault, code))
         return;
@@ -448,93 +446,72 @@ __device__ void index_add_wide_body(T *x, const I *ids, const T *src, int64_t ro
     }
 }
 
-/* ---------------------------------------------------------------- entry points */
-#define IX_CHECK_ENTRY(isfx, I)                                                                          \
-    WK_KERNEL void index_check_##isfx(const I *ids, wk_gpu_layout li, int64_t n, int64_t size, int *fault, \
-                                      int code)                                                          \
-    {                                                                                                    \
-        index_check_body(ids, li, n, size, fault, code);                                                 \
-    }
-WK_INDEX_DTYPES(IX_CHECK_ENTRY)
+/* ---------------------------------------------------------------- entry points (index.h)
+ * Each unpacks the fields its set reads (index.h) and calls its body: TA the value (or row-unit) type, TB the
+ * index type; index_check's index type is its A. */
+template <class I, class, int> __device__ __forceinline__ void index_check_run(const wk_gpu_index_args &p)
+{
+    index_check_body((const I *)p.ids, p.li, p.n, p.size, p.fault, p.code);
+}
 
-#define IX_SELECT_ROWS_ENTRY(nb, U, isfx, I)                                                             \
-    WK_KERNEL void index_select_rows_##nb##_##isfx(const U *x, const I *ids, U *out, int64_t n, int64_t inner, \
-                                                   int64_t L, int64_t xo, int64_t xk, int64_t ik,        \
-                                                   int64_t size, int *fault)                             \
-    {                                                                                                    \
-        index_select_rows_body(x, ids, out, n, inner, L, xo, xk, ik, size, fault);                       \
-    }
-#define IX_SELECT_ROWS_FOR(nb, U)                                                                        \
-    IX_SELECT_ROWS_ENTRY(nb, U, u8, uint8_t) IX_SELECT_ROWS_ENTRY(nb, U, u32, uint32_t)                  \
-    IX_SELECT_ROWS_ENTRY(nb, U, i32, int32_t) IX_SELECT_ROWS_ENTRY(nb, U, i64, int64_t)
-IX_SELECT_ROWS_FOR(b1, uint8_t)
-IX_SELECT_ROWS_FOR(b2, uint16_t)
-IX_SELECT_ROWS_FOR(b4, uint32_t)
-IX_SELECT_ROWS_FOR(b8, uint64_t)
-IX_SELECT_ROWS_FOR(b16, ix_b16)
+template <class U, class I, int> __device__ __forceinline__ void index_select_rows_run(const wk_gpu_index_args &p)
+{
+    index_select_rows_body((const U *)p.x, (const I *)p.ids, (U *)p.out, p.n, p.inner, p.L, p.xo, p.xk, p.ik,
+                           p.size, p.fault);
+}
 
-/* Per (value dtype, index dtype) pair. */
-#define IX_VALUE_ENTRIES(sfx, T, isfx, I)                                                                \
-    WK_KERNEL void index_gather_##sfx##_##isfx(const T *x, wk_gpu_layout lx, int64_t xk, const I *ids,    \
-                                               wk_gpu_layout li, T *out, int64_t n, int64_t size, int *fault, \
-                                               int code)                                                  \
-    {                                                                                                    \
-        index_gather_body(x, lx, xk, ids, li, out, n, size, fault, code);                                \
-    }                                                                                                    \
-    WK_KERNEL void index_scatter_##sfx##_##isfx(T *x, wk_gpu_layout lx, int64_t xk, const I *ids,         \
-                                                wk_gpu_layout li, const T *src, wk_gpu_layout ls, int64_t n, \
-                                                int64_t size, int *fault, int code)                      \
-    {                                                                                                    \
-        index_scatter_body<T, I, false>(x, lx, xk, ids, li, src, ls, n, size, fault, code);              \
-    }                                                                                                    \
-    WK_KERNEL void index_scatter_add_##sfx##_##isfx(T *x, wk_gpu_layout lx, int64_t xk, const I *ids,     \
-                                                    wk_gpu_layout li, const T *src, wk_gpu_layout ls,    \
-                                                    int64_t n, int64_t size, int *fault, int code)       \
-    {                                                                                                    \
-        index_scatter_body<T, I, true>(x, lx, xk, ids, li, src, ls, n, size, fault, code);               \
-    }                                                                                                    \
-    WK_KERNEL void index_scatter_add_lines_##sfx##_##isfx(                                               \
-        T *x, wk_gpu_layout lxo, int64_t xk, const I *ids, wk_gpu_layout lio, int64_t ik, const T *src,    \
-        wk_gpu_layout lso, int64_t sk, int64_t lines, int64_t K, int64_t size, int *fault, int code)      \
-    {                                                                                                    \
-        index_scatter_add_lines_body(x, lxo, xk, ids, lio, ik, src, lso, sk, lines, K, size, fault, code); \
-    }                                                                                                    \
-    WK_KERNEL void index_add_rows_##sfx##_##isfx(T *x, const I *ids, const T *src, int64_t n, int64_t inner, \
-                                                 int64_t L, int64_t xo, int64_t xk, int64_t so, int64_t sk, \
-                                                 int64_t ik, int64_t size, int *fault, int code)         \
-    {                                                                                                    \
-        index_add_rows_body<T, I, 1>(x, ids, src, n, inner, L, xo, xk, so, sk, ik, size, fault, code);   \
-    }                                                                                                    \
-    WK_KERNEL void index_add_wide_##sfx##_##isfx(T *x, const I *ids, const T *src, int64_t rows, int64_t inner, \
-                                                 int64_t L, int64_t xo, int64_t xk, int64_t so, int64_t sk, \
-                                                 int64_t ik, int64_t size, int *fault, int code)         \
-    {                                                                                                    \
-        index_add_wide_body<T, I, 1>(x, ids, src, rows, inner, L, xo, xk, so, sk, ik, size, fault, code); \
-    }
-#define IX_VALUE_FOR(sfx, T)                                                                             \
-    IX_VALUE_ENTRIES(sfx, T, u8, uint8_t) IX_VALUE_ENTRIES(sfx, T, u32, uint32_t)                        \
-    IX_VALUE_ENTRIES(sfx, T, i32, int32_t) IX_VALUE_ENTRIES(sfx, T, i64, int64_t)
-WK_ALL_DTYPES(IX_VALUE_FOR)
+template <class T, class I, int> __device__ __forceinline__ void index_gather_run(const wk_gpu_index_args &p)
+{
+    index_gather_body((const T *)p.x, p.lx, p.xk, (const I *)p.ids, p.li, (T *)p.out, p.n, p.size, p.fault, p.code);
+}
 
-/* Word-packed index_add for the sub-word dtypes. */
-#define IX_ADD_WORD_ENTRY(sfx, T, isfx, I)                                                               \
-    WK_KERNEL void index_add_rows_w_##sfx##_##isfx(T *x, const I *ids, const T *src, int64_t n, int64_t inner, \
-                                                   int64_t L, int64_t xo, int64_t xk, int64_t so, int64_t sk, \
-                                                   int64_t ik, int64_t size, int *fault, int code)       \
-    {                                                                                                    \
-        index_add_rows_body<T, I, 4 / sizeof(T)>(x, ids, src, n, inner, L, xo, xk, so, sk, ik, size, fault, \
-                                                 code);                                                  \
-    }                                                                                                    \
-    WK_KERNEL void index_add_wide_w_##sfx##_##isfx(T *x, const I *ids, const T *src, int64_t rows, int64_t inner, \
-                                                   int64_t L, int64_t xo, int64_t xk, int64_t so, int64_t sk, \
-                                                   int64_t ik, int64_t size, int *fault, int code)       \
-    {                                                                                                    \
-        index_add_wide_body<T, I, 4 / sizeof(T)>(x, ids, src, rows, inner, L, xo, xk, so, sk, ik, size, fault, \
-                                                 code);                                                  \
-    }
-#define IX_ADD_WORD_FOR(sfx, T)                                                                          \
-    IX_ADD_WORD_ENTRY(sfx, T, u8, uint8_t) IX_ADD_WORD_ENTRY(sfx, T, u32, uint32_t)                      \
-    IX_ADD_WORD_ENTRY(sfx, T, i32, int32_t) IX_ADD_WORD_ENTRY(sfx, T, i64, int64_t)
-IX_ADD_WORD_FOR(u8, uint8_t)
-IX_ADD_WORD_FOR(f16, wk_f16)
-IX_ADD_WORD_FOR(bf16, wk_bf16)
+template <class T, class I, int> __device__ __forceinline__ void index_scatter_run(const wk_gpu_index_args &p)
+{
+    index_scatter_body<T, I, false>((T *)p.x, p.lx, p.xk, (const I *)p.ids, p.li, (const T *)p.src, p.ls, p.n,
+                                    p.size, p.fault, p.code);
+}
+
+template <class T, class I, int> __device__ __forceinline__ void index_scatter_add_run(const wk_gpu_index_args &p)
+{
+    index_scatter_body<T, I, true>((T *)p.x, p.lx, p.xk, (const I *)p.ids, p.li, (const T *)p.src, p.ls, p.n,
+                                   p.size, p.fault, p.code);
+}
+
+/* lx, li, ls: the lines' layouts over the dims before dim. */
+template <class T, class I, int>
+__device__ __forceinline__ void index_scatter_add_lines_run(const wk_gpu_index_args &p)
+{
+    static_assert(sizeof(typename ix_acc<T>::type) == IX_ACC_BYTES(sizeof(T)), "the host sizes acc by IX_ACC_BYTES");
+    index_scatter_add_lines_body((T *)p.x, p.lx, p.xk, (const I *)p.ids, p.li, p.ik, (const T *)p.src, p.ls, p.sk,
+                                 p.lines, p.K, p.size, p.fault, p.code);
+}
+
+/* V = 1, or (the _w sets, sub-word dtypes) the elements of one 32-bit word. n: units (rows) or rows (wide). */
+template <class T, class I, int V> __device__ __forceinline__ void index_add_rows_v(const wk_gpu_index_args &p)
+{
+    index_add_rows_body<T, I, V>((T *)p.x, (const I *)p.ids, (const T *)p.src, p.n, p.inner, p.L, p.xo, p.xk, p.so,
+                                 p.sk, p.ik, p.size, p.fault, p.code);
+}
+template <class T, class I, int V> __device__ __forceinline__ void index_add_wide_v(const wk_gpu_index_args &p)
+{
+    index_add_wide_body<T, I, V>((T *)p.x, (const I *)p.ids, (const T *)p.src, p.n, p.inner, p.L, p.xo, p.xk, p.so,
+                                 p.sk, p.ik, p.size, p.fault, p.code);
+}
+template <class T, class I, int> __device__ __forceinline__ void index_add_rows_run(const wk_gpu_index_args &p)
+{
+    index_add_rows_v<T, I, 1>(p);
+}
+template <class T, class I, int> __device__ __forceinline__ void index_add_wide_run(const wk_gpu_index_args &p)
+{
+    index_add_wide_v<T, I, 1>(p);
+}
+template <class T, class I, int> __device__ __forceinline__ void index_add_rows_w_run(const wk_gpu_index_args &p)
+{
+    index_add_rows_v<T, I, 4 / sizeof(T)>(p);
+}
+template <class T, class I, int> __device__ __forceinline__ void index_add_wide_w_run(const wk_gpu_index_args &p)
+{
+    index_add_wide_v<T, I, 4 / sizeof(T)>(p);
+}
+
+WK_INDEX_KERNELS(WK_DEFINE_KERNELS)

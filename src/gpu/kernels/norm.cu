@@ -6,14 +6,7 @@
  * for (WK_WIDTHS, common.cuh); the host (norm.c) puts rows of up to LW lanes in one warp and gives longer rows a
  * block whose size is a multiple of LW. */
 #include "common.cuh"
-
-/* Flags: x rows and out rows go by 16-byte vectors; w, b too; log_softmax. */
-#define NM_VEC 1
-#define NM_WVEC 2
-#define NM_BVEC 4
-#define NM_LOG 8
-
-enum { NM_SOFTMAX, NM_RMS, NM_LAYER };
+#include "norm.h"
 
 template <class T> struct nm_c { typedef float type; }; /* statistics and arithmetic: f32, or f64 for f64 */
 template <> struct nm_c<double> { typedef double type; };
@@ -93,7 +86,7 @@ __device__ void nm_row_mem(const T *xr, int64_t s, int64_t n, const T *w, int64_
     typedef typename nm_c<T>::type C;
     double dn = (double)n;
 #define NM_EACH(j) for (int64_t j = lane; j < n; j += G)
-#define NM_X(j) ((C)wk_ld(xr + (j) * s))
+#define NM_X(j) ((C)wk_ld_ro(xr + (j) * s))
     if (KIND == NM_SOFTMAX) {
         bool log = flags & NM_LOG;
         C m = -(C)INFINITY;
@@ -120,7 +113,7 @@ __device__ void nm_row_mem(const T *xr, int64_t s, int64_t n, const T *w, int64_
         }
         double ss = wk_group_reduce<LW>(acc.get(), wk_op_sum(), G);
         C scale = (C)(1.0 / sqrt(ss / dn + eps));
-        NM_EACH(j) wk_st(y + j, NM_X(j) * scale * (C)wk_ld(w + j * ws));
+        NM_EACH(j) wk_st(y + j, NM_X(j) * scale * (C)wk_ld_ro(w + j * ws));
         return;
     }
     nm_sum<C> a0;
@@ -145,9 +138,9 @@ __device__ void nm_row_mem(const T *xr, int64_t s, int64_t n, const T *w, int64_
     NM_EACH(j) {
         C v = (NM_X(j) - m - fix) * scale; /* fix is 0 for f64 */
         if (w)
-            v *= (C)wk_ld(w + j * ws);
+            v *= (C)wk_ld_ro(w + j * ws);
         if (b)
-            v += (C)wk_ld(b + j * bs);
+            v += (C)wk_ld_ro(b + j * bs);
         wk_st(y + j, v);
     }
 #undef NM_EACH
@@ -172,13 +165,13 @@ template <class T, int NV, bool VEC> struct nm_row {
 
     __device__ void load()
     {
-        first = n > 0 ? nm_cvt(x[0]) : (C)0; /* the compiler drops it where unused */
+        first = n > 0 ? nm_cvt(wk_ldg(x)) : (C)0; /* the compiler drops it where unused */
         if constexpr (VEC) {
 #pragma unroll
             for (int k = 0; k < NV; k++) {
                 wk_w16 p = {{0, 0, 0, 0}};
                 if (in(k, 0))
-                    p = *(const wk_w16 *)(x + idx(k, 0));
+                    p = wk_ldg((const wk_w16 *)(x + idx(k, 0)));
 #pragma unroll
                 for (int e = 0; e < VW; e++)
                     v[k * VW + e] = nm_cvt(wk_w16_get<T>(p, e));
@@ -188,7 +181,7 @@ template <class T, int NV, bool VEC> struct nm_row {
             int64_t step = (int64_t)G * s;
 #pragma unroll
             for (int i = 0; i < S; i++, p += step)
-                v[i] = i * G + lane < n ? wk_ld(p) : (C)0;
+                v[i] = i * G + lane < n ? wk_ld_ro(p) : (C)0;
         }
     }
 
@@ -198,7 +191,7 @@ template <class T, int NV, bool VEC> struct nm_row {
         if (VEC && pvec) {
             wk_w16 q = {{0, 0, 0, 0}};
             if (in(k, 0))
-                q = *(const wk_w16 *)(p + idx(k, 0));
+                q = wk_ldg((const wk_w16 *)(p + idx(k, 0)));
 #pragma unroll
             for (int e = 0; e < VW; e++)
                 out[e] = nm_cvt(wk_w16_get<T>(q, e));
@@ -207,7 +200,7 @@ template <class T, int NV, bool VEC> struct nm_row {
             int64_t step = (VEC ? 1 : (int64_t)G) * ps;
 #pragma unroll
             for (int e = 0; e < VW; e++, q += step)
-                out[e] = in(k, e) ? wk_ld(q) : (C)0;
+                out[e] = in(k, e) ? wk_ld_ro(q) : (C)0;
         }
     }
 
@@ -390,38 +383,46 @@ __device__ void nm_long(const T *__restrict__ x, const wk_gpu_layout &rows, int6
 /* ---------------------------------------------------------------- entry points
  * norm_<kind>_v<NV>_<dtype>: rows in registers read as vectors (NM_VEC), NV 16-byte slots per lane;
  * norm_<kind>_s<NV>_<dtype>: the same by elements (strided or unaligned rows); norm_<kind>_long_<dtype>. */
-/* Blocks of up to 1024 threads (one row per block): at most 64 registers a thread. */
-#define NM_BOUNDS __launch_bounds__(1024)
-#define NM_PARAMS(T)                                                                                                   \
-    const T *x, wk_gpu_layout rows, int64_t s, int64_t n, int64_t nrows, const T *w, int64_t ws, const T *b,           \
-        int64_t bs, double eps, T *out, int G, int flags
-/* Each width of WK_WIDTHS: norm_<kind>_v<NV>_<dtype><wsfx> and _s<NV>_, norm_<kind>_long_<dtype><wsfx>. */
-#define NM_REG_W(LW, wsfx, kname, KIND, NV, sfx, T)                                                                    \
-    WK_KERNEL void NM_BOUNDS norm_##kname##_v##NV##_##sfx##wsfx(NM_PARAMS(T))                                          \
-    {                                                                                                                  \
-        nm_reg<LW, T, NV, true, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, G, flags);                         \
-    }                                                                                                                  \
-    WK_KERNEL void NM_BOUNDS norm_##kname##_s##NV##_##sfx##wsfx(NM_PARAMS(T))                                          \
-    {                                                                                                                  \
-        nm_reg<LW, T, NV, false, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, G, flags);                        \
-    }
-#define NM_LONG_W(LW, wsfx, kname, KIND, sfx, T)                                                                       \
-    WK_KERNEL void NM_BOUNDS norm_##kname##_long_##sfx##wsfx(NM_PARAMS(T))                                             \
-    {                                                                                                                  \
-        (void)G;                                                                                                       \
-        nm_long<LW, T, KIND>(x, rows, s, n, nrows, w, ws, b, bs, eps, out, flags);                                     \
-    }
-#define NM_REG(kname, KIND, NV, sfx, T) WK_WIDTHS(NM_REG_W, kname, KIND, NV, sfx, T)
-#define NM_LONG(kname, KIND, sfx, T) WK_WIDTHS(NM_LONG_W, kname, KIND, sfx, T)
-/* NV up to 4 (16 f32, 8 f64 or 32 f16/bf16 values a lane), except rms and layer norms of f16/bf16: 2 (norm.c) */
-#define NM_SET(kname, KIND, sfx, T, NV4)                                                                               \
-    NM_REG(kname, KIND, 1, sfx, T) NM_REG(kname, KIND, 2, sfx, T) NV4(NM_REG(kname, KIND, 4, sfx, T))                  \
-    NM_LONG(kname, KIND, sfx, T)
-#define NM_YES(x) x
-#define NM_NO(x)
-#define NM_KINDS(sfx, T, NV4)                                                                                          \
-    NM_SET(softmax, NM_SOFTMAX, sfx, T, NM_YES) NM_SET(rms, NM_RMS, sfx, T, NV4) NM_SET(layer, NM_LAYER, sfx, T, NV4)
-NM_KINDS(f16, wk_f16, NM_NO)
-NM_KINDS(bf16, wk_bf16, NM_NO)
-NM_KINDS(f32, float, NM_YES)
-NM_KINDS(f64, double, NM_YES)
+
+/* The items of the row-shape axis (norm.h's NM_ROWS). */
+template <int NV_, bool VEC_> struct nm_shape {
+    static constexpr int NV = NV_;
+    static constexpr bool VEC = VEC_, LONG = false;
+};
+struct nm_long_shape {
+    static constexpr bool LONG = true;
+};
+typedef nm_shape<1, true> nm_rows_v1;
+typedef nm_shape<2, true> nm_rows_v2;
+typedef nm_shape<4, true> nm_rows_v4;
+typedef nm_shape<1, false> nm_rows_s1;
+typedef nm_shape<2, false> nm_rows_s2;
+typedef nm_shape<4, false> nm_rows_s4;
+typedef nm_long_shape nm_rows_long;
+
+template <int KIND, class R, class T, int LW> __device__ __forceinline__ void nm_entry(const wk_gpu_norm_args &p)
+{
+    const T *x = (const T *)p.x, *w = (const T *)p.w, *b = (const T *)p.b;
+    T *out = (T *)p.out;
+    if constexpr (R::LONG)
+        nm_long<LW, T, KIND>(x, p.rows, p.s, p.n, p.nrows, w, p.ws, b, p.bs, p.eps, out, p.flags);
+    else
+        nm_reg<LW, T, R::NV, R::VEC, KIND>(x, p.rows, p.s, p.n, p.nrows, w, p.ws, b, p.bs, p.eps, out, p.G,
+                                           p.flags);
+}
+
+/* TA: the row shape, TB: the dtype. */
+template <class R, class T, int LW> __device__ __forceinline__ void norm_softmax_run(const wk_gpu_norm_args &p)
+{
+    nm_entry<NM_SOFTMAX, R, T, LW>(p);
+}
+template <class R, class T, int LW> __device__ __forceinline__ void norm_rms_run(const wk_gpu_norm_args &p)
+{
+    nm_entry<NM_RMS, R, T, LW>(p);
+}
+template <class R, class T, int LW> __device__ __forceinline__ void norm_layer_run(const wk_gpu_norm_args &p)
+{
+    nm_entry<NM_LAYER, R, T, LW>(p);
+}
+
+WK_NORM_KERNELS(WK_DEFINE_KERNELS)

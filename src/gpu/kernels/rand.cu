@@ -1,6 +1,7 @@
 /* rand.cu: rand_uniform / rand_normal kernels: Philox4x32-10 with exactly the recipe of src/cpu/rand.c, so uniform
  * values are bit-identical to the CPU's and normals agree to the math library's accuracy. One thread per block. */
 #include "common.cuh"
+#include "rand.h"
 
 #define RAND_PI 3.141592653589793
 
@@ -47,7 +48,7 @@ template <class T, int PER> struct alignas(PER * sizeof(T)) rand_vec {
 template <class T, bool NORMAL> __device__ void rand_body(T *dst, int64_t n, uint64_t seed, double a, double b)
 {
     typedef typename wk_compute<T>::type C; /* float for f16/bf16/f32, double for f64 */
-    const int PER = sizeof(C) == 8 ? 2 : 4;
+    const int PER = WK_RAND_PER_BLOCK(sizeof(C) == 8);
     typedef rand_vec<T, PER> vec;
     int64_t nblocks = (n + PER - 1) / PER;
     bool aligned = ((uintptr_t)dst % sizeof(vec)) == 0;
@@ -72,14 +73,15 @@ template <class T, bool NORMAL> __device__ void rand_body(T *dst, int64_t n, uin
     }
 }
 
-#define RAND_ENTRIES(sfx, T)                                                                                  \
-    WK_KERNEL void rand_uniform_##sfx(void *dst, int64_t n, uint64_t seed, double lo, double hi)            \
-    {                                                                                                         \
-        rand_body<T, false>((T *)dst, n, seed, lo, hi);                                                      \
-    }                                                                                                         \
-    WK_KERNEL void rand_normal_##sfx(void *dst, int64_t n, uint64_t seed, double mean, double std)           \
-    {                                                                                                         \
-        rand_body<T, true>((T *)dst, n, seed, mean, std);                                                    \
-    }
-WK_FLOAT_DTYPES(RAND_ENTRIES)
-#undef RAND_ENTRIES
+/* ---- entry points: rand_uniform_<dtype> and rand_normal_<dtype> (rand.h) */
+
+template <class T, class, int> __device__ __forceinline__ void rand_uniform_run(const wk_gpu_rand_args &p)
+{
+    rand_body<T, false>((T *)p.dst, p.n, p.seed, p.a, p.b);
+}
+template <class T, class, int> __device__ __forceinline__ void rand_normal_run(const wk_gpu_rand_args &p)
+{
+    rand_body<T, true>((T *)p.dst, p.n, p.seed, p.a, p.b);
+}
+
+WK_RAND_KERNELS(WK_DEFINE_KERNELS)

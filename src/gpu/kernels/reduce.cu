@@ -1,10 +1,11 @@
-/* reduce.cu: sum/min/max (mean is sum with a division at the store) and argmin/argmax kernels: runs along the
- * reduced dims (a group of lanes per run), columns of outputs (a thread per output), and the merge of partials.
+/* reduce.cu: sum/min/max (mean is sum with a division at the store) and argmin/argmax kernels (reduce.h): runs
+ * along the reduced dims (a group of lanes per run), columns of outputs (a thread per output), merge of partials.
  * Warp width (wave64, wave32): the runs and merge kernels combine lanes only through wk_group_reduce at the
  * width LW they are built for (WK_WIDTHS, common.cuh), and a group of G <= 32 lanes fits in a warp of every
  * target; the column kernels combine through shared memory with a barrier after every step and never rely on
  * the lanes of a warp running together, so they are the same code at any width. */
 #include "common.cuh"
+#include "reduce.h"
 
 /* ---------------------------------------------------------------- types and operators
  * Accumulators: sums wrap in u32 (u8, u32, i32) or u64 (i64), f16/bf16/f32 sum in f32, f64 in f64; min/max
@@ -17,6 +18,14 @@ template <> struct red_sum_acc<wk_f16> { typedef float type; };
 template <> struct red_sum_acc<wk_bf16> { typedef float type; };
 template <class T> struct red_cmp_acc { typedef typename wk_compute<T>::type type; };
 template <> struct red_cmp_acc<uint8_t> { typedef uint32_t type; };
+
+/* The host sizes partials by WK_RED_ACC_BYTES. */
+#define RED_ACC_CHECK(sfx, T, ...)                                                                                \
+    static_assert(sizeof(red_sum_acc<T>::type) == WK_RED_ACC_BYTES(sizeof(T)), "sum partial size");              \
+    static_assert(sizeof(red_cmp_acc<T>::type) == WK_RED_ACC_BYTES(sizeof(T)), "compare partial size");
+WK_AX_DT_ALL(RED_ACC_CHECK, RED_ACC_CHECK, ~)
+#undef RED_ACC_CHECK
+static_assert(sizeof(wk_w16) == WK_RED_VEC, "vector load size");
 
 /* The largest and smallest value of each compare type: the identities of min and max. */
 template <class A> struct red_lim;
@@ -67,6 +76,11 @@ template <class A> struct red_min {
     __device__ A operator()(A a, A b) const { return (b < a || red_isnan(b)) ? b : a; }
 };
 
+/* The items of the op axis (reduce.h): the operator for storage type T. */
+struct red_op_sum { template <class T> using op = red_sum<typename red_sum_acc<T>::type>; };
+struct red_op_min { template <class T> using op = red_min<typename red_cmp_acc<T>::type>; };
+struct red_op_max { template <class T> using op = red_max<typename red_cmp_acc<T>::type>; };
+
 template <class A> __device__ __forceinline__ A red_mean(A v, int64_t count) { return v / (A)count; }
 __device__ __forceinline__ uint32_t red_mean(uint32_t v, int64_t) { return v; } /* mean: float only */
 __device__ __forceinline__ uint64_t red_mean(uint64_t v, int64_t) { return v; }
@@ -90,7 +104,7 @@ template <class T, class A> __device__ __forceinline__ A red_conv(T v) { return 
 template <class T, class Op> __device__ __forceinline__ typename Op::acc red_vreduce(const wk_w16 &v, Op op)
 {
     typedef typename Op::acc A;
-    constexpr int V = 16 / sizeof(T);
+    constexpr int V = WK_RED_VEC / sizeof(T);
     A e[V];
 #pragma unroll
     for (int k = 0; k < V; k++)
@@ -118,7 +132,7 @@ template <class T, class Op>
 __device__ typename Op::acc red_run(const T *__restrict__ p, int64_t n, int64_t s, int lane, int G, Op op)
 {
     typedef typename Op::acc A;
-    constexpr int V = 16 / sizeof(T);
+    constexpr int V = WK_RED_VEC / sizeof(T);
     A tot = Op::ident(), blk = Op::ident();
     int steps = 0;
     if (s != 1) {
@@ -215,13 +229,81 @@ __device__ void red_rows(const T *__restrict__ x, const wk_gpu_layout &K, const 
  * 16-byte load (the host checked that the innermost kept dim is contiguous, a multiple of V long, and that
  * every other stride keeps 16-byte alignment). One piece: the result goes to out; several:
  * part[piece * nout + o]. */
+/* This thread's share of its V columns from c * V on: op over rows r0 .. r1 - 1 of the reduced range, into
+ * mine[0 .. V - 1] (the identity when it has none). Apart from red_cols so that each stays short; tot and blk
+ * stay local here, as arrays passed by reference would go to the stack. */
+template <class T, class Op, int V>
+__device__ __forceinline__ void red_cols_share(const T *__restrict__ x, const wk_gpu_layout &K,
+                                               const wk_gpu_layout &Q, int64_t L, int64_t rs, int64_t c,
+                                               int64_t ncols, int64_t r0, int64_t r1, typename Op::acc *mine)
+{
+    typedef typename Op::acc A;
+    Op op;
+    A tot[V], blk[V];
+#pragma unroll
+    for (int k = 0; k < V; k++)
+        tot[k] = blk[k] = Op::ident();
+    if (c < ncols && r0 < r1) {
+        const T *xc = x + wk_offset(K, c * V);
+        int64_t q = r0 / L, i = r0 - q * L, left = r1 - r0;
+        int steps = 0;
+        for (; left > 0; q++, i = 0) { /* runs of the innermost reduced dim, pointer stepped by rs */
+            int64_t run = L - i < left ? L - i : left;
+            const T *p = xc + wk_offset(Q, q) + i * rs;
+            left -= run;
+            for (; run >= 4; run -= 4, p += 4 * rs) {
+                A e[4][V];
+                if constexpr (V > 1) {
+                    wk_w16 v[4];
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+                        v[u] = *(const wk_w16 *)(p + u * rs);
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+#pragma unroll
+                        for (int m = 0; m < V; m++)
+                            e[u][m] = red_conv<T, A>(wk_w16_get<T>(v[u], m));
+                } else {
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+                        e[u][0] = red_load<T, A>(p + u * rs);
+                }
+#pragma unroll
+                for (int m = 0; m < V; m++)
+                    blk[m] = op(blk[m], op(op(e[0][m], e[1][m]), op(e[2][m], e[3][m])));
+                if (Op::two_level && ++steps == RED_FLUSH / 2) {
+#pragma unroll
+                    for (int m = 0; m < V; m++) {
+                        tot[m] = op(tot[m], blk[m]);
+                        blk[m] = Op::ident();
+                    }
+                    steps = 0;
+                }
+            }
+            for (; run > 0; run--, p += rs) {
+                if constexpr (V > 1) {
+                    wk_w16 v = *(const wk_w16 *)p;
+#pragma unroll
+                    for (int m = 0; m < V; m++)
+                        blk[m] = op(blk[m], red_conv<T, A>(wk_w16_get<T>(v, m)));
+                } else {
+                    blk[0] = op(blk[0], red_load<T, A>(p));
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int m = 0; m < V; m++)
+        mine[m] = op(tot[m], blk[m]);
+}
+
 template <class T, class Op, int V>
 __device__ void red_cols(const T *__restrict__ x, const wk_gpu_layout &K, const wk_gpu_layout &Q, int64_t L,
                          int64_t rs, int64_t nout, int64_t count, int64_t splits, typename Op::acc *part, T *out,
                          int mean)
 {
     typedef typename Op::acc A;
-    __shared__ A sh[256 * V];
+    __shared__ A sh[WK_RED_THREADS * V];
     Op op;
     int tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y;
     int64_t ncols = nout / V, ntiles = (ncols + bx - 1) / bx;
@@ -229,63 +311,8 @@ __device__ void red_cols(const T *__restrict__ x, const wk_gpu_layout &K, const 
         int64_t piece = item / ntiles, tile = item - piece * ntiles, c = tile * bx + tx;
         int64_t a = count * piece / splits, len = count * (piece + 1) / splits - a;
         int64_t r0 = a + len * ty / by, r1 = a + len * (ty + 1) / by;
-        A tot[V], blk[V];
-#pragma unroll
-        for (int k = 0; k < V; k++)
-            tot[k] = blk[k] = Op::ident();
-        if (c < ncols && r0 < r1) {
-            const T *xc = x + wk_offset(K, c * V);
-            int64_t q = r0 / L, i = r0 - q * L, left = r1 - r0;
-            int steps = 0;
-            for (; left > 0; q++, i = 0) { /* runs of the innermost reduced dim, pointer stepped by rs */
-                int64_t run = L - i < left ? L - i : left;
-                const T *p = xc + wk_offset(Q, q) + i * rs;
-                left -= run;
-                for (; run >= 4; run -= 4, p += 4 * rs) {
-                    A e[4][V];
-                    if constexpr (V > 1) {
-                        wk_w16 v[4];
-#pragma unroll
-                        for (int u = 0; u < 4; u++)
-                            v[u] = *(const wk_w16 *)(p + u * rs);
-#pragma unroll
-                        for (int u = 0; u < 4; u++)
-#pragma unroll
-                            for (int m = 0; m < V; m++)
-                                e[u][m] = red_conv<T, A>(wk_w16_get<T>(v[u], m));
-                    } else {
-#pragma unroll
-                        for (int u = 0; u < 4; u++)
-                            e[u][0] = red_load<T, A>(p + u * rs);
-                    }
-#pragma unroll
-                    for (int m = 0; m < V; m++)
-                        blk[m] = op(blk[m], op(op(e[0][m], e[1][m]), op(e[2][m], e[3][m])));
-                    if (Op::two_level && ++steps == RED_FLUSH / 2) {
-#pragma unroll
-                        for (int m = 0; m < V; m++) {
-                            tot[m] = op(tot[m], blk[m]);
-                            blk[m] = Op::ident();
-                        }
-                        steps = 0;
-                    }
-                }
-                for (; run > 0; run--, p += rs) {
-                    if constexpr (V > 1) {
-                        wk_w16 v = *(const wk_w16 *)p;
-#pragma unroll
-                        for (int m = 0; m < V; m++)
-                            blk[m] = op(blk[m], red_conv<T, A>(wk_w16_get<T>(v, m)));
-                    } else {
-                        blk[0] = op(blk[0], red_load<T, A>(p));
-                    }
-                }
-            }
-        }
         A *mine = sh + ((int64_t)ty * bx + tx) * V;
-#pragma unroll
-        for (int m = 0; m < V; m++)
-            mine[m] = op(tot[m], blk[m]);
+        red_cols_share<T, Op, V>(x, K, Q, L, rs, c, ncols, r0, r1, mine);
         __syncthreads();
         for (int h = by / 2; h > 0; h >>= 1) {
             if (ty < h) {
@@ -332,48 +359,35 @@ __device__ void red_finish(const typename Op::acc *part, int64_t np, int64_t so,
     }
 }
 
-/* ---------------------------------------------------------------- entry points
- * Every launch is at most 256 threads. The runs kernels are held to 64 registers (4 blocks an SM); with that
- * bound ptxas also issues the four 16-byte loads of an iteration together instead of two by two. */
-#define RED_BOUNDS __launch_bounds__(256)
-#define RED_ROWS_BOUNDS WK_LAUNCH_BOUNDS(256, 4)
-
-#define RED_OPS(X, sfx, T)                                                                                             \
-    X(sum, sfx, T, red_sum<typename red_sum_acc<T>::type>)                                                             \
-    X(min, sfx, T, red_min<typename red_cmp_acc<T>::type>)                                                             \
-    X(max, sfx, T, red_max<typename red_cmp_acc<T>::type>)
-
-/* The width-dependent entries (runs, merge), once per width of WK_WIDTHS, and the column entries. */
-#define RED_ENTRIES_W(LW, wsfx, name, sfx, T, OP)                                                                      \
-    WK_KERNEL void RED_ROWS_BOUNDS reduce_rows_##name##_##sfx##wsfx(                                                   \
-        const T *x, wk_gpu_layout K, wk_gpu_layout Q, int64_t nq, int64_t L, int64_t rs, int64_t splits,               \
-        int64_t nitems, int G, void *part, T *out, int64_t count, int mean)                                            \
-    {                                                                                                                  \
-        red_rows<LW, T, OP>(x, K, Q, nq, L, rs, splits, nitems, G, (OP::acc *)part, out, count, mean);                 \
-    }                                                                                                                  \
-    WK_KERNEL void RED_BOUNDS reduce_finish_##name##_##sfx##wsfx(const void *part, int64_t np, int64_t so,             \
-                                                                 int64_t ss, int64_t nout, int G, T *out,              \
-                                                                 int64_t count, int mean)                              \
-    {                                                                                                                  \
-        red_finish<LW, T, OP>((const OP::acc *)part, np, so, ss, nout, G, out, count, mean);                           \
-    }
-#define RED_ENTRIES(name, sfx, T, OP)                                                                                  \
-    WK_WIDTHS(RED_ENTRIES_W, name, sfx, T, OP)                                                                         \
-    WK_KERNEL void RED_BOUNDS reduce_cols_##name##_##sfx(const T *x, wk_gpu_layout K, wk_gpu_layout Q, int64_t L,      \
-                                                         int64_t rs, int64_t nout, int64_t count,                      \
-                                                         int64_t splits, void *part, T *out, int mean)                 \
-    {                                                                                                                  \
-        red_cols<T, OP, 1>(x, K, Q, L, rs, nout, count, splits, (OP::acc *)part, out, mean);                           \
-    }                                                                                                                  \
-    WK_KERNEL void RED_BOUNDS reduce_colsv_##name##_##sfx(const T *x, wk_gpu_layout K, wk_gpu_layout Q,                \
-                                                          int64_t L, int64_t rs, int64_t nout, int64_t count,          \
-                                                          int64_t splits, void *part, T *out, int mean)                \
-    {                                                                                                                  \
-        red_cols<T, OP, 16 / sizeof(T)>(x, K, Q, L, rs, nout, count, splits, (OP::acc *)part, out, mean);              \
-    }
-
-#define RED_DTYPE(sfx, T) RED_OPS(RED_ENTRIES, sfx, T)
-WK_ALL_DTYPES(RED_DTYPE)
+/* ---------------------------------------------------------------- entry points (reduce.h's list)
+ * OPT: the op axis's item; T: the storage type; LW: the logical warp width of the runs and merge kernels. */
+template <class OPT, class T, int LW> __device__ __forceinline__ void reduce_rows_run(const wk_gpu_reduce_args &p)
+{
+    typedef typename OPT::template op<T> Op;
+    const T *x = (const T *)p.x;
+    red_rows<LW, T, Op>(x, p.K, p.Q, p.nq, p.L, p.rs, p.splits, p.nitems, p.G, (typename Op::acc *)p.part,
+                        (T *)p.out, p.count, p.mean);
+}
+template <class OPT, class T, int LW> __device__ __forceinline__ void reduce_finish_run(const wk_gpu_reduce_args &p)
+{
+    typedef typename OPT::template op<T> Op;
+    const typename Op::acc *part = (const typename Op::acc *)p.part;
+    red_finish<LW, T, Op>(part, p.np, p.so, p.ss, p.nout, p.G, (T *)p.out, p.count, p.mean);
+}
+template <class OPT, class T, int> __device__ __forceinline__ void reduce_cols_run(const wk_gpu_reduce_args &p)
+{
+    typedef typename OPT::template op<T> Op;
+    const T *x = (const T *)p.x;
+    red_cols<T, Op, 1>(x, p.K, p.Q, p.L, p.rs, p.nout, p.count, p.splits, (typename Op::acc *)p.part, (T *)p.out,
+                       p.mean);
+}
+template <class OPT, class T, int> __device__ __forceinline__ void reduce_colsv_run(const wk_gpu_reduce_args &p)
+{
+    typedef typename OPT::template op<T> Op;
+    const T *x = (const T *)p.x;
+    red_cols<T, Op, WK_RED_VEC / sizeof(T)>(x, p.K, p.Q, p.L, p.rs, p.nout, p.count, p.splits,
+                                            (typename Op::acc *)p.part, (T *)p.out, p.mean);
+}
 
 /* ================================================================ argmin / argmax over the last dim
  * A candidate is (value, index); (v, i) beats (bv, bi) when it is strictly better, or equal with a smaller
@@ -477,8 +491,8 @@ template <class T, class C, class Cmp>
 __device__ void arg_cols(const T *__restrict__ x, const wk_gpu_layout &K, int64_t n, int64_t s, int64_t nout,
                          int64_t splits, C *pv, int64_t *pi, int64_t *out, Cmp cmp)
 {
-    __shared__ C sv[256];
-    __shared__ int64_t si[256];
+    __shared__ C sv[WK_RED_THREADS];
+    __shared__ int64_t si[WK_RED_THREADS];
     int tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y;
     int64_t ntiles = (nout + bx - 1) / bx;
     int me = ty * bx + tx;
@@ -544,32 +558,28 @@ __device__ void arg_finish(const C *pv, const int64_t *pi, int64_t np, int64_t s
     }
 }
 
-#define ARG_OPS(X, sfx, T) X(min, sfx, T, arg_lt) X(max, sfx, T, arg_gt)
+/* Entry points (reduce.h's list): CMP, the op axis's item, picks min (arg_lt) or max (arg_gt); n is L, s is rs. */
+template <class CMP, class T, int LW> __device__ __forceinline__ void argreduce_rows_run(const wk_gpu_reduce_args &p)
+{
+    typedef typename red_cmp_acc<T>::type C;
+    const T *x = (const T *)p.x;
+    arg_rows<LW, T, C>(x, p.K, p.L, p.rs, p.splits, p.nitems, p.G, (C *)p.part, (int64_t *)p.part_idx,
+                       (int64_t *)p.out, CMP());
+}
+template <class CMP, class T, int LW>
+__device__ __forceinline__ void argreduce_finish_run(const wk_gpu_reduce_args &p)
+{
+    typedef typename red_cmp_acc<T>::type C;
+    const C *pv = (const C *)p.part;
+    const int64_t *pi = (const int64_t *)p.part_idx;
+    arg_finish<LW, C>(pv, pi, p.np, p.so, p.ss, p.nout, p.G, (int64_t *)p.out, CMP());
+}
+template <class CMP, class T, int> __device__ __forceinline__ void argreduce_cols_run(const wk_gpu_reduce_args &p)
+{
+    typedef typename red_cmp_acc<T>::type C;
+    const T *x = (const T *)p.x;
+    arg_cols<T, C>(x, p.K, p.L, p.rs, p.nout, p.splits, (C *)p.part, (int64_t *)p.part_idx, (int64_t *)p.out,
+                   CMP());
+}
 
-#define ARG_ENTRIES_W(LW, wsfx, name, sfx, T, CMP)                                                                     \
-    WK_KERNEL void argreduce_rows_##name##_##sfx##wsfx(const T *x, wk_gpu_layout K, int64_t n, int64_t s,              \
-                                                       int64_t splits, int64_t nitems, int G, void *pv,                \
-                                                       int64_t *pi, int64_t *out)                                      \
-    {                                                                                                                  \
-        typedef typename red_cmp_acc<T>::type C;                                                                       \
-        arg_rows<LW, T, C>(x, K, n, s, splits, nitems, G, (C *)pv, pi, out, CMP());                                    \
-    }                                                                                                                  \
-    WK_KERNEL void argreduce_finish_##name##_##sfx##wsfx(const void *pv, const int64_t *pi, int64_t np,                \
-                                                         int64_t so, int64_t ss, int64_t nout, int G,                  \
-                                                         int64_t *out)                                                 \
-    {                                                                                                                  \
-        typedef typename red_cmp_acc<T>::type C;                                                                       \
-        arg_finish<LW, C>((const C *)pv, pi, np, so, ss, nout, G, out, CMP());                                         \
-    }
-#define ARG_ENTRIES(name, sfx, T, CMP)                                                                                 \
-    WK_WIDTHS(ARG_ENTRIES_W, name, sfx, T, CMP)                                                                        \
-    WK_KERNEL void argreduce_cols_##name##_##sfx(const T *x, wk_gpu_layout K, int64_t n, int64_t s,                    \
-                                                 int64_t nout, int64_t splits, void *pv,                               \
-                                                 int64_t *pi, int64_t *out)                                            \
-    {                                                                                                                  \
-        typedef typename red_cmp_acc<T>::type C;                                                                       \
-        arg_cols<T, C>(x, K, n, s, nout, splits, (C *)pv, pi, out, CMP());                                             \
-    }
-
-#define ARG_DTYPE(sfx, T) ARG_OPS(ARG_ENTRIES, sfx, T)
-WK_ALL_DTYPES(ARG_DTYPE)
+WK_REDUCE_KERNELS(WK_DEFINE_KERNELS)

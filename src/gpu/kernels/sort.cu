@@ -3,6 +3,7 @@
  * Warp width (wave64, wave32): the network has a barrier after every compare-exchange step, and the merge and
  * output passes take a thread per element with no step between lanes, so nothing here depends on the width. */
 #include "common.cuh"
+#include "sort.h"
 
 /* ---------------------------------------------------------------- keys
  * Each value maps to an unsigned integer whose order is the sort order: ints with the sign bit flipped,
@@ -55,6 +56,7 @@ template <class T> __device__ __forceinline__ uint64_t sort_key_dir(const T *p, 
  * index. The sentinel (all ones) pads a segment to a power of two and sorts after every real pair. */
 struct sort_p32 { unsigned long long v; };
 struct sort_p64 { unsigned long long k, i; };
+static_assert(sizeof(sort_p32) == SORT_P32_BYTES && sizeof(sort_p64) == SORT_P64_BYTES, "sort.h's pair sizes");
 
 __device__ __forceinline__ bool sort_less(const sort_p32 &a, const sort_p32 &b) { return a.v < b.v; }
 __device__ __forceinline__ bool sort_less(const sort_p64 &a, const sort_p64 &b)
@@ -181,34 +183,26 @@ __device__ void sort_emit_body(const P *pairs, const T *x, const wk_gpu_layout &
     }
 }
 
-/* ---------------------------------------------------------------- entry points */
-#define SORT_ENTRIES(sfx, T, pn, P)                                                                     \
-    WK_KERNEL void sort_block_##sfx##_##pn(const T *x, wk_gpu_layout lr, int64_t s, int64_t rows, int64_t n, \
-                                           int64_t nchunks, int lg_chunk, int lg_tile, int desc, T *values, \
-                                           int64_t *indices, P *scratch)                                \
-    {                                                                                                   \
-        sort_block_body(x, lr, s, rows, n, nchunks, lg_chunk, lg_tile, desc, values, indices, scratch); \
-    }                                                                                                   \
-    WK_KERNEL void sort_emit_##sfx##_##pn(const P *pairs, const T *x, wk_gpu_layout lr, int64_t s, int64_t rows, \
-                                          int64_t n, T *values, int64_t *indices)                       \
-    {                                                                                                   \
-        sort_emit_body(pairs, x, lr, s, rows, n, values, indices);                                      \
-    }
-#define SORT_P64(sfx, T) SORT_ENTRIES(sfx, T, p64, sort_p64)
-WK_ALL_DTYPES(SORT_P64)
-/* the dtypes with 32-bit keys also have the packed pairs */
-SORT_ENTRIES(u8, uint8_t, p32, sort_p32)
-SORT_ENTRIES(u32, uint32_t, p32, sort_p32)
-SORT_ENTRIES(i32, int32_t, p32, sort_p32)
-SORT_ENTRIES(f16, wk_f16, p32, sort_p32)
-SORT_ENTRIES(bf16, wk_bf16, p32, sort_p32)
-SORT_ENTRIES(f32, float, p32, sort_p32)
+/* ---------------------------------------------------------------- entry points
+ * TA: the dtype, TB: the pair type (sort.h). 64-bit keys do not fit a p32 pair: those entry points exist (the
+ * axes are a product) but are never launched, and do nothing. */
+template <class T, class P> constexpr bool sort_fits = sizeof(typename sort_kt<T>::type) < sizeof(P);
 
-WK_KERNEL void sort_merge_p32(const sort_p32 *in, sort_p32 *out, int64_t rows, int64_t n, int64_t w)
+template <class T, class P, int> __device__ __forceinline__ void sort_block_run(const wk_gpu_sort_args &p)
 {
-    sort_merge_body(in, out, rows, n, w);
+    if constexpr (sort_fits<T, P>)
+        sort_block_body((const T *)p.x, p.lr, p.s, p.rows, p.n, p.nchunks, p.lg_chunk, p.lg_tile, p.desc,
+                        (T *)p.values, (int64_t *)p.indices, (P *)p.pairs_out);
 }
-WK_KERNEL void sort_merge_p64(const sort_p64 *in, sort_p64 *out, int64_t rows, int64_t n, int64_t w)
+template <class T, class P, int> __device__ __forceinline__ void sort_emit_run(const wk_gpu_sort_args &p)
 {
-    sort_merge_body(in, out, rows, n, w);
+    if constexpr (sort_fits<T, P>)
+        sort_emit_body((const P *)p.pairs_in, (const T *)p.x, p.lr, p.s, p.rows, p.n, (T *)p.values,
+                       (int64_t *)p.indices);
 }
+template <class P, class, int> __device__ __forceinline__ void sort_merge_run(const wk_gpu_sort_args &p)
+{
+    sort_merge_body((const P *)p.pairs_in, (P *)p.pairs_out, p.rows, p.n, p.w);
+}
+
+WK_SORT_KERNELS(WK_DEFINE_KERNELS)

@@ -1,13 +1,16 @@
 /* unary.cu: the one-input element-wise kernels: unary_<op>_<sfx>, affine_<sfx>, powf_<sfx>, elu_<sfx>,
  * clamp_<sfx>. Same results as cpu/unary.c; contiguous aligned operands move in 16-byte vectors. */
 #include "common.cuh"
+#include "unary.h"
 
 /* ---- the engine: out[i] = f(x[i]) over n elements, out contiguous */
 
+/* The engine's alignment test (wk_aligned16) and its vector (wk_w16) are 16 bytes. */
+static_assert(WK_UNARY_VEC_BYTES == 16 && sizeof(wk_w16) == 16, "unary.h's vector width must be the engine's");
 
 /* 16 bytes of T, loaded or stored as one vector (the pointer is 16-byte aligned). */
 template <class T> struct un_pack {
-    static constexpr int n = 16 / (int)sizeof(T);
+    static constexpr int n = WK_UNARY_VEC_BYTES / (int)sizeof(T);
     union {
         wk_w16 w;
         T t[n];
@@ -16,9 +19,8 @@ template <class T> struct un_pack {
 
 template <class T> using un_c = typename wk_compute<T>::type;
 
-
-/* The host sizes the grid for n / (16 / sizeof(T)) items when x is contiguous and both pointers are 16-byte
- * aligned (the vector path), else for n items; any grid is correct. */
+/* The host sizes the grid for n / (WK_UNARY_VEC_BYTES / sizeof(T)) items when x is contiguous and both pointers
+ * are 16-byte aligned (the vector path), else for n items; any grid is correct. */
 template <class T, class F> __device__ __forceinline__ void un_run(const T *x, const wk_gpu_layout &lx, T *o,
                                                                    int64_t n, F f)
 {
@@ -160,27 +162,16 @@ struct un_sign {
     }
 };
 
-/* ---- unary entry points: unary_<op>_<sfx>(x, layout of x, out, n) */
+/* ---- the sets unary_<op> (unary.h): TA is x's storage type */
 
-#define UN_ENTRY(op, sfx, T)                                                        \
-    WK_KERNEL void unary_##op##_##sfx(const T *x, wk_gpu_layout lx, T *o, int64_t n) \
-    {                                                                               \
-        un_run(x, lx, o, n, un_##op());                                             \
+#define UN_OP_RUN_(X, OP, name, AX)                                                                               \
+    template <class T, class, int>                                                                                \
+    __device__ __forceinline__ void unary_##name##_run(const wk_gpu_unary_args &p)                                \
+    {                                                                                                             \
+        un_run((const T *)p.x, p.lx, (T *)p.out, p.n, un_##name());                                              \
     }
-#define UN_FLOAT_OPS(Y, sfx, T)                                                                                  \
-    Y(exp, sfx, T) Y(log, sfx, T) Y(sin, sfx, T) Y(cos, sfx, T) Y(tanh, sfx, T) Y(erf, sfx, T) Y(recip, sfx, T) \
-    Y(sqrt, sfx, T) Y(gelu, sfx, T) Y(gelu_erf, sfx, T) Y(silu, sfx, T) Y(sigmoid, sfx, T) Y(ceil, sfx, T)      \
-    Y(floor, sfx, T) Y(round, sfx, T) Y(sqr, sfx, T) Y(abs, sfx, T) Y(neg, sfx, T) Y(relu, sfx, T)             \
-    Y(sign, sfx, T)
-#define UN_INT_OPS(Y, sfx, T) Y(sqr, sfx, T) Y(abs, sfx, T) Y(relu, sfx, T) Y(sign, sfx, T)
-#define UN_FLOAT_DT(sfx, T) UN_FLOAT_OPS(UN_ENTRY, sfx, T)
-#define UN_INT_DT(sfx, T) UN_INT_OPS(UN_ENTRY, sfx, T)
-WK_FLOAT_DTYPES(UN_FLOAT_DT)
-WK_INT_DTYPES(UN_INT_DT)
-UN_ENTRY(neg, i32, int32_t)
-UN_ENTRY(neg, i64, int64_t)
-#undef UN_FLOAT_DT
-#undef UN_INT_DT
+WK_UNARY_OPS(UN_OP_RUN_, ~)
+#undef UN_OP_RUN_
 
 /* ---- parameterised ops. Scalars arrive in the compute type (f32 for f16/bf16, the integer type itself) for
  * affine and clamp, as f64 for powf and elu (converted here once, as the CPU does). */
@@ -213,26 +204,38 @@ struct un_elu {
     __device__ __forceinline__ double operator()(double v) const { return v > 0.0 ? v : alpha * expm1(v); }
 };
 
-#define UN_AFFINE_CLAMP(sfx, T)                                                                           \
-    WK_KERNEL void affine_##sfx(const T *x, wk_gpu_layout lx, T *o, int64_t n, un_c<T> mul, un_c<T> add) \
-    {                                                                                                     \
-        un_run(x, lx, o, n, un_affine<un_c<T>>{mul, add});                                                \
-    }                                                                                                     \
-    WK_KERNEL void clamp_##sfx(const T *x, wk_gpu_layout lx, T *o, int64_t n, un_c<T> lo, un_c<T> hi)    \
-    {                                                                                                     \
-        un_run(x, lx, o, n, un_clamp<un_c<T>>{lo, hi});                                                   \
-    }
-WK_ALL_DTYPES(UN_AFFINE_CLAMP)
-#undef UN_AFFINE_CLAMP
+/* The scalar's member of x's arithmetic type (unary.h): what the former by-value parameter of that type held. */
+__device__ __forceinline__ void un_scalar(const wk_gpu_unary_scalar &s, uint8_t &v) { v = s.u8; }
+__device__ __forceinline__ void un_scalar(const wk_gpu_unary_scalar &s, uint32_t &v) { v = s.u32; }
+__device__ __forceinline__ void un_scalar(const wk_gpu_unary_scalar &s, int32_t &v) { v = s.i32; }
+__device__ __forceinline__ void un_scalar(const wk_gpu_unary_scalar &s, int64_t &v) { v = s.i64; }
+__device__ __forceinline__ void un_scalar(const wk_gpu_unary_scalar &s, float &v) { v = s.f32; }
+__device__ __forceinline__ void un_scalar(const wk_gpu_unary_scalar &s, double &v) { v = s.f64; }
 
-#define UN_POWF_ELU(sfx, T)                                                                   \
-    WK_KERNEL void powf_##sfx(const T *x, wk_gpu_layout lx, T *o, int64_t n, double e)       \
-    {                                                                                         \
-        un_run(x, lx, o, n, un_powf{e});                                                      \
-    }                                                                                         \
-    WK_KERNEL void elu_##sfx(const T *x, wk_gpu_layout lx, T *o, int64_t n, double alpha)    \
-    {                                                                                         \
-        un_run(x, lx, o, n, un_elu{alpha});                                                   \
-    }
-WK_FLOAT_DTYPES(UN_POWF_ELU)
-#undef UN_POWF_ELU
+template <class T, class, int> __device__ __forceinline__ void affine_run(const wk_gpu_unary_args &p)
+{
+    un_c<T> mul, add;
+    un_scalar(p.s0, mul);
+    un_scalar(p.s1, add);
+    un_run((const T *)p.x, p.lx, (T *)p.out, p.n, un_affine<un_c<T>>{mul, add});
+}
+
+template <class T, class, int> __device__ __forceinline__ void clamp_run(const wk_gpu_unary_args &p)
+{
+    un_c<T> lo, hi;
+    un_scalar(p.s0, lo);
+    un_scalar(p.s1, hi);
+    un_run((const T *)p.x, p.lx, (T *)p.out, p.n, un_clamp<un_c<T>>{lo, hi});
+}
+
+template <class T, class, int> __device__ __forceinline__ void powf_run(const wk_gpu_unary_args &p)
+{
+    un_run((const T *)p.x, p.lx, (T *)p.out, p.n, un_powf{p.s0.f64});
+}
+
+template <class T, class, int> __device__ __forceinline__ void elu_run(const wk_gpu_unary_args &p)
+{
+    un_run((const T *)p.x, p.lx, (T *)p.out, p.n, un_elu{p.s0.f64});
+}
+
+WK_UNARY_KERNELS(WK_DEFINE_KERNELS)

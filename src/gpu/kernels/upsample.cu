@@ -1,6 +1,7 @@
-/* upsample.cu: nearest (NCL / NCHW, every dtype: upsample_nearest_<sfx>) and bilinear (NCHW, float:
- * upsample_bilinear_<sfx>) resampling of strided input, source indices in PyTorch's float arithmetic. */
+/* upsample.cu: nearest (NCL / NCHW, every dtype: upsample_nearest) and bilinear (NCHW, float:
+ * upsample_bilinear) resampling of strided input (upsample.h), source indices in PyTorch's float arithmetic. */
 #include "common.cuh"
+#include "upsample.h"
 
 /* The input as the kernels read it: spatial sizes and the four strides (elements; 1-D: H = 1, sH = 0). */
 struct up_geom {
@@ -15,8 +16,8 @@ __device__ __forceinline__ int64_t up_split(I i, I C, I OH, I OW, D dOW, D dOH, 
     I row = dOW(i);
     ow = i - row * OW;
     I nc = dOH(row);
-    oh = row - nc * OH;
     I ni = dC(nc), c = nc - ni * C;
+    oh = row - nc * OH; /* after the last division: 2 registers fewer in bilinear's wide path */
     return (int64_t)ni * g.sN + (int64_t)c * g.sC;
 }
 
@@ -64,9 +65,12 @@ __device__ __forceinline__ void up_nearest_run(const void *xv, void *ov, I n, I 
     const S lastH = (S)g.H - 1, lastW = (S)g.W - 1, sN = (S)g.sN, sC = (S)g.sC, sH = (S)g.sH, sW = (S)g.sW;
     const I items = n / V;
     for (I k = (I)blockIdx.x * blockDim.x + threadIdx.x; k < items; k += (I)gridDim.x * blockDim.x) {
-        I row = dOW(k * V), ow = k * V - row * OW;
-        I nc = dOH(row), oh = row - nc * OH;
+        /* the remainders after the last division: fewer values live across the wide path's 64-bit divisions
+         * (4 registers fewer there) */
+        I row = dOW(k * V);
+        I nc = dOH(row);
         I ni = dC(nc), c = nc - ni * C;
+        I oh = row - nc * OH, ow = k * V - row * OW;
         S base = (S)ni * sN + (S)c * sC + up_nearest_src<S>((float)oh, scale_h, lastH) * sH;
         pack r;
 #pragma unroll
@@ -99,26 +103,24 @@ __device__ __forceinline__ void up_nearest_pick(const void *x, void *out, I n, I
     up_nearest_run<ES, 1, I, S>(x, out, n, C, OH, OW, dOW, dOH, dC, g, scale_h, scale_w);
 }
 
-/* scale_h, scale_w: (float)in / (float)out per axis. narrow != 0: the 32-bit path, with m/s the magic of
- * the divisors OW, OH and C (see upsample.c); else they are ignored. */
-#define UP_NEAREST(sfx, T)                                                                                    \
-    WK_KERNEL void upsample_nearest_##sfx(const T *__restrict__ x, T *__restrict__ out, int64_t n, int64_t C,  \
-                                          int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t sN,            \
-                                          int64_t sC, int64_t sH, int64_t sW, float scale_h, float scale_w,    \
-                                          int32_t vec, int32_t narrow, uint32_t m_ow, uint32_t s_ow,           \
-                                          uint32_t m_oh, uint32_t s_oh, uint32_t m_c, uint32_t s_c)            \
-    {                                                                                                         \
-        up_geom g = {H, W, sN, sC, sH, sW};                                                                   \
-        if (narrow)                                                                                           \
-            up_nearest_pick<(int)sizeof(T), uint32_t, int32_t>(                                               \
-                x, out, (uint32_t)n, (uint32_t)C, (uint32_t)OH, (uint32_t)OW, wk_div32{m_ow, s_ow},           \
-                wk_div32{m_oh, s_oh}, wk_div32{m_c, s_c}, g, scale_h, scale_w, vec);                          \
-        else                                                                                                  \
-            up_nearest_pick<(int)sizeof(T), int64_t, int64_t>(x, out, n, C, OH, OW, wk_div64{OW},             \
-                                                              wk_div64{OH}, wk_div64{C}, g, scale_h, scale_w, \
-                                                              vec);                                           \
-    }
-WK_ALL_DTYPES(UP_NEAREST)
+/* up_nearest_pick covers vectors of up to 16 bytes (up_bits<16>); the host caps them at WK_UPSAMPLE_VEC_BYTES. */
+static_assert(WK_UPSAMPLE_VEC_BYTES == 16, "up_nearest_pick builds vectors of up to 16 bytes");
+
+/* narrow: the 32-bit path, with the divisors OW, OH and C; else they are ignored. Elements move as raw bits of
+ * sizeof(T) bytes. */
+template <class T, class, int> __device__ __forceinline__ void upsample_nearest_run(const wk_gpu_upsample_args &p)
+{
+    up_geom g = {p.H, p.W, p.sN, p.sC, p.sH, p.sW};
+    if (p.narrow)
+        up_nearest_pick<(int)sizeof(T), uint32_t, int32_t>(p.x, p.out, (uint32_t)p.n, (uint32_t)p.C, (uint32_t)p.OH,
+                                                           (uint32_t)p.OW, wk_div32{p.ow.m, p.ow.s},
+                                                           wk_div32{p.oh.m, p.oh.s}, wk_div32{p.c.m, p.c.s}, g,
+                                                           p.scale_h, p.scale_w, p.vec);
+    else
+        up_nearest_pick<(int)sizeof(T), int64_t, int64_t>(p.x, p.out, p.n, p.C, p.OH, p.OW, wk_div64{p.OW},
+                                                          wk_div64{p.OH}, wk_div64{p.C}, g, p.scale_h, p.scale_w,
+                                                          p.vec);
+}
 
 /* ---------------------------------------------------------------- bilinear */
 
@@ -166,22 +168,19 @@ __device__ __forceinline__ void up_bilinear_run(const T *__restrict__ x, T *__re
     }
 }
 
-/* ratio_h, ratio_w: the source step per axis in the opmath type (cpu/upsample.c: (in-1)/(out-1) with
- * align_corners, else 1/scale or in/out), held exactly as double. */
-#define UP_BILINEAR(sfx, T)                                                                                   \
-    WK_KERNEL void upsample_bilinear_##sfx(const T *__restrict__ x, T *__restrict__ out, int64_t n, int64_t C, \
-                                           int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t sN,           \
-                                           int64_t sC, int64_t sH, int64_t sW, double ratio_h, double ratio_w, \
-                                           int32_t align, uint32_t m_ow, uint32_t s_ow, uint32_t m_oh,         \
-                                           uint32_t s_oh, uint32_t m_c, uint32_t s_c)                          \
-    {                                                                                                         \
-        up_geom g = {H, W, sN, sC, sH, sW};                                                                   \
-        if (n <= (int64_t)INT32_MAX)                                                                          \
-            up_bilinear_run<T, uint32_t>(x, out, (uint32_t)n, (uint32_t)C, (uint32_t)OH, (uint32_t)OW,        \
-                                         wk_div32{m_ow, s_ow}, wk_div32{m_oh, s_oh}, wk_div32{m_c, s_c}, g,   \
-                                         OH, OW, align != 0, ratio_h, ratio_w);                               \
-        else                                                                                                  \
-            up_bilinear_run<T, int64_t>(x, out, n, C, OH, OW, wk_div64{OW}, wk_div64{OH}, wk_div64{C}, g, OH, \
-                                        OW, align != 0, ratio_h, ratio_w);                                    \
-    }
-WK_FLOAT_DTYPES(UP_BILINEAR)
+/* The divisors' 32-bit path while n < 2^31, the wide one beyond. */
+template <class T, class, int> __device__ __forceinline__ void upsample_bilinear_run(const wk_gpu_upsample_args &p)
+{
+    up_geom g = {p.H, p.W, p.sN, p.sC, p.sH, p.sW};
+    const T *__restrict__ x = (const T *)p.x;
+    T *__restrict__ out = (T *)p.out;
+    if (p.n <= (int64_t)INT32_MAX)
+        up_bilinear_run<T, uint32_t>(x, out, (uint32_t)p.n, (uint32_t)p.C, (uint32_t)p.OH, (uint32_t)p.OW,
+                                     wk_div32{p.ow.m, p.ow.s}, wk_div32{p.oh.m, p.oh.s}, wk_div32{p.c.m, p.c.s}, g,
+                                     p.OH, p.OW, p.align != 0, p.ratio_h, p.ratio_w);
+    else
+        up_bilinear_run<T, int64_t>(x, out, p.n, p.C, p.OH, p.OW, wk_div64{p.OW}, wk_div64{p.OH}, wk_div64{p.C}, g,
+                                    p.OH, p.OW, p.align != 0, p.ratio_h, p.ratio_w);
+}
+
+WK_UPSAMPLE_KERNELS(WK_DEFINE_KERNELS)
