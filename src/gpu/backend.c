@@ -99,18 +99,17 @@ static wk_status gpu_device(wk_gpu_vendor *v, int ordinal, wk_device **out)
     .upsample_bilinear2d = wk_gpu_upsample_bilinear2d, .index_select = wk_gpu_index_select,                      \
     .gather = wk_gpu_gather, .scatter = wk_gpu_scatter, .index_add = wk_gpu_index_add, .rope = wk_gpu_rope
 
-static wk_gpu_vendor cuda_state = {.rt = &wk_cuda_runtime, .backend = &wk_cuda_backend,
-                                  .lock = PTHREAD_MUTEX_INITIALIZER};
-static wk_status cuda_probe(wk_backend_info *info) { return gpu_probe(&cuda_state, info); }
-static wk_status cuda_device(int ordinal, wk_device **out) { return gpu_device(&cuda_state, ordinal, out); }
+/* One GPU backend per vendor: its state, its probe and device entry points, and its table. */
+#define WK_GPU_BACKEND(vendor, runtime, targets)                                                                  \
+    static wk_gpu_vendor vendor##_state = {.rt = &runtime, .backend = &wk_##vendor##_backend,                    \
+                                           .lock = PTHREAD_MUTEX_INITIALIZER};                                   \
+    static wk_status vendor##_probe(wk_backend_info *info) { return gpu_probe(&vendor##_state, info); }           \
+    static wk_status vendor##_device(int ordinal, wk_device **out)                                                \
+    {                                                                                                             \
+        return gpu_device(&vendor##_state, ordinal, out);                                                         \
+    }                                                                                                             \
+    const wk_backend wk_##vendor##_backend = {.name = #vendor, .kernel_targets = targets, .probe = vendor##_probe, \
+                                             .device = vendor##_device, WK_GPU_SLOTS};
 
-const wk_backend wk_cuda_backend = {.name = "cuda", .kernel_targets = wk_cuda_targets, .probe = cuda_probe,
-                                    .device = cuda_device, WK_GPU_SLOTS};
-
-static wk_gpu_vendor rocm_state = {.rt = &wk_hip_runtime, .backend = &wk_rocm_backend,
-                                  .lock = PTHREAD_MUTEX_INITIALIZER};
-static wk_status rocm_probe(wk_backend_info *info) { return gpu_probe(&rocm_state, info); }
-static wk_status rocm_device(int ordinal, wk_device **out) { return gpu_device(&rocm_state, ordinal, out); }
-
-const wk_backend wk_rocm_backend = {.name = "rocm", .kernel_targets = wk_hip_targets, .probe = rocm_probe,
-                                    .device = rocm_device, WK_GPU_SLOTS};
+WK_GPU_BACKEND(cuda, wk_cuda_runtime, wk_cuda_targets)
+WK_GPU_BACKEND(rocm, wk_hip_runtime, wk_hip_targets)

@@ -555,11 +555,5 @@ static const wk_gpu_dnn cuda_dnn = {.name = "cuDNN", .conv = cuda_conv};
 
 const wk_gpu_dnn *wk_cuda_dnn_get(wk_gpu_dev *d, const char **why)
 {
-    const char *w = NULL;
-    if (!wk_gpu_lib_handle(&wk_cudnn_lib, d, &w)) {
-        if (why)
-            *why = w;
-        return NULL;
-    }
-    return &cuda_dnn;
+    return wk_gpu_lib_serves(&wk_cudnn_lib, d, why) ? &cuda_dnn : NULL;
 }

@@ -257,11 +257,5 @@ static const wk_gpu_dnn rocm_dnn = {.name = "MIOpen", .conv = rocm_conv};
 
 const wk_gpu_dnn *wk_rocm_dnn_get(wk_gpu_dev *d, const char **why)
 {
-    const char *w = NULL;
-    if (!wk_gpu_lib_handle(&wk_miopen_lib, d, &w)) {
-        if (why)
-            *why = w;
-        return NULL;
-    }
-    return &rocm_dnn;
+    return wk_gpu_lib_serves(&wk_miopen_lib, d, why) ? &rocm_dnn : NULL;
 }

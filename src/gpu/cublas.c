@@ -128,11 +128,5 @@ static const wk_gpu_blas cuda_blas = {.name = "cuBLAS", .gemm = cuda_gemm};
 
 const wk_gpu_blas *wk_cuda_blas_get(wk_gpu_dev *d, const char **why)
 {
-    const char *w = NULL;
-    if (!wk_gpu_lib_handle(&lib, d, &w)) {
-        if (why)
-            *why = w;
-        return NULL;
-    }
-    return &cuda_blas;
+    return wk_gpu_lib_serves(&lib, d, why) ? &cuda_blas : NULL;
 }

@@ -131,11 +131,5 @@ static const wk_gpu_blas rocm_blas = {.name = "rocBLAS", .gemm = rocm_gemm};
 
 const wk_gpu_blas *wk_rocm_blas_get(wk_gpu_dev *d, const char **why)
 {
-    const char *w = NULL;
-    if (!wk_gpu_lib_handle(&lib, d, &w)) {
-        if (why)
-            *why = w;
-        return NULL;
-    }
-    return &rocm_blas;
+    return wk_gpu_lib_serves(&lib, d, why) ? &rocm_blas : NULL;
 }

@@ -65,4 +65,14 @@ void *wk_gpu_lib_handle(wk_gpu_lib *l, wk_gpu_dev *d, const char **why)
     return h;
 }
 
+bool wk_gpu_lib_serves(wk_gpu_lib *l, wk_gpu_dev *d, const char **why)
+{
+    const char *w = NULL;
+    if (wk_gpu_lib_handle(l, d, &w))
+        return true;
+    if (why)
+        *why = w;
+    return false;
+}
+
 pthread_mutex_t *wk_gpu_lib_lock(wk_gpu_lib *l, wk_gpu_dev *d) { return &l->use_lock[wk_gpu_ordinal(d)]; }

@@ -41,6 +41,8 @@ typedef struct wk_gpu_lib {
  * once and kept for the process; NULL with the reason in *why (which outlives the call) when the library is
  * absent or refuses. Thread-safe. */
 void *wk_gpu_lib_handle(wk_gpu_lib *l, wk_gpu_dev *d, const char **why);
+/* Whether the library serves d: loaded, with d's handle made; else false with the reason in *why (may be NULL). */
+bool wk_gpu_lib_serves(wk_gpu_lib *l, wk_gpu_dev *d, const char **why);
 /* The lock around uses of d's handle, for libraries whose handles must not serve two threads at once (cuDNN,
  * MIOpen, rocBLAS). Valid once wk_gpu_lib_handle has returned d's handle. */
 pthread_mutex_t *wk_gpu_lib_lock(wk_gpu_lib *l, wk_gpu_dev *d);
