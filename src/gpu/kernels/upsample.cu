@@ -162,8 +162,8 @@ __device__ __forceinline__ void up_bilinear_run(const T *__restrict__ x, T *__re
         OPM lh0 = (OPM)1 - lh1, lw0 = (OPM)1 - lw1;
         const T *r0 = plane + h0 * g.sH, *r1 = plane + h1 * g.sH;
         int64_t a = w0 * g.sW, b = w1 * g.sW;
-        OPM t0 = wk_ld_ro(r0 + a) * lw0 + wk_ld_ro(r0 + b) * lw1;
-        OPM t1 = wk_ld_ro(r1 + a) * lw0 + wk_ld_ro(r1 + b) * lw1;
+        OPM t0 = wk_ld(r0 + a) * lw0 + wk_ld(r0 + b) * lw1;
+        OPM t1 = wk_ld(r1 + a) * lw0 + wk_ld(r1 + b) * lw1;
         wk_st(out + i, t0 * lh0 + t1 * lh1);
     }
 }
