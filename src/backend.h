@@ -14,7 +14,11 @@
  *  - Execution may be asynchronous: a slot may return once work is queued on the device's stream.
  *    Errors found on the device (an index out of range) are reported by sync(), naming the op.
  *    Errors found while queueing (a vendor call failing) are returned at once.
- *  - A slot left NULL means the backend lacks the op: ops/ returns WK_ERR_UNSUPPORTED naming it. */
+ *  - Required slots: probe, device, alloc, free, upload, download, sync, fill and copy (the library itself uses
+ *    them). Every other slot is optional: left NULL, the backend lacks the op, and ops/ returns
+ *    WK_ERR_UNSUPPORTED naming the op and the backend (tests/test_backend_slots.c).
+ *  - A slot never sees an empty output (ops/ applies wick.h's zero-size rule once, WK_SLOT), except the
+ *    indexing slots, which run whenever there are indices. */
 /* The slots' parameters that choose a variant. */
 typedef enum wk_softmax_kind { WK_SOFTMAX = 0, WK_LOG_SOFTMAX = 1 } wk_softmax_kind;
 typedef enum wk_sort_order { WK_SORT_ASCENDING = 0, WK_SORT_DESCENDING = 1 } wk_sort_order;
@@ -34,7 +38,7 @@ struct wk_backend {
     /* The kernel targets compiled into this build ("sm_80 sm_90 compute_90"), "" when none; NULL for the CPU. */
     const char *kernel_targets;
 
-    /* ---- devices and memory */
+    /* ---- devices and memory (required) */
     /* Fills info for this backend (availability, device count, what was looked for). */
     wk_status (*probe)(wk_backend_info *info);
     /* Device number `ordinal` of this backend, created on first use and kept for the process. */
@@ -50,7 +54,7 @@ struct wk_backend {
     /* Waits for queued work; returns device-side errors recorded since the last sync. */
     wk_status (*sync)(wk_device *dev);
 
-    /* ---- creation and copies */
+    /* ---- creation and copies (fill and copy required, the rest optional; so are all the op slots below) */
     /* In place: every element of the view dst = v (storage form of dst's dtype). dst has no overlap. */
     wk_status (*fill)(wk_tensor *dst, wk_scalar v);
     /* dst contiguous 1-D: dst[i] = (dtype)(start + i*step), computed in f64. */
