@@ -7,18 +7,7 @@
 
 #include "backend.h"
 
-static int checks, failures;
-
-#define CHECK(cond, ...)                                                                                    \
-    do {                                                                                                    \
-        checks++;                                                                                           \
-        if (!(cond)) {                                                                                      \
-            failures++;                                                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                     \
-            printf(__VA_ARGS__);                                                                            \
-            printf(" (last error: %s)\n", wk_last_error());                                                 \
-        }                                                                                                   \
-    } while (0)
+#include "check.h"
 
 /* The op's status and message: unsupported, naming it and the backend, with *out left as it was. */
 static void expect_unsupported(wk_status s, const char *op, wk_tensor *out, wk_tensor *sentinel)

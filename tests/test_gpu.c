@@ -8,18 +8,7 @@
 
 #include "wick.h"
 
-static int checks, failures;
-
-#define CHECK(cond, ...)                                                                                    \
-    do {                                                                                                    \
-        checks++;                                                                                           \
-        if (!(cond)) {                                                                                      \
-            failures++;                                                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                     \
-            printf(__VA_ARGS__);                                                                            \
-            printf(" (last error: %s)\n", wk_last_error());                                                 \
-        }                                                                                                   \
-    } while (0)
+#include "check.h"
 
 static wk_tensor *from_f32(wk_device *dev, int rank, const int64_t *shape, const float *v)
 {

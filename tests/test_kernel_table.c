@@ -11,18 +11,7 @@
 #include "gpu/gpu.h"
 #include "wick.h"
 
-static int checks, failures;
-
-#define CHECK(cond, ...)                                                                                    \
-    do {                                                                                                    \
-        checks++;                                                                                           \
-        if (!(cond)) {                                                                                      \
-            failures++;                                                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                     \
-            printf(__VA_ARGS__);                                                                            \
-            printf(" (last error: %s)\n", wk_last_error());                                                 \
-        }                                                                                                   \
-    } while (0)
+#include "check.h"
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 

@@ -1,4 +1,4 @@
-/* gpu.h: the vendor-neutral GPU backend's internal interface: per-device state, kernel launch by name,
+/* gpu.h: the vendor-neutral GPU backend's internal interface: per-device state, kernel launch (launch.h),
  * layouts, scratch memory, and the BLAS/DNN tables a vendor fills. Slot files (gpu/<family>.c) use only this. */
 #ifndef WK_GPU_H
 #define WK_GPU_H

@@ -14,7 +14,8 @@
 #define WK_GPU_VENDOR "cuda"
 #endif
 
-/* Entry points are looked up by name from the host (cuModuleGetFunction / hipModuleGetFunction). */
+/* Entry points are found from the host by the names the kernel lists give them (entries.h; cuModuleGetFunction /
+ * hipModuleGetFunction, once per device and variant). */
 #define WK_KERNEL extern "C" __global__
 
 /* The warp (NVIDIA, 32) or wavefront (AMD, 64 on CDNA, 32 on RDNA) width. WK_WARP_SIZE is the built-in
