@@ -146,8 +146,6 @@ static wk_status copy_run(wk_gpu_dev *d, int64_t es, char *dst, const char *src,
                           const int64_t *dst_strides, const int64_t *src_strides)
 {
     int64_t n = wk_numel(rank, shape);
-    if (n == 0)
-        return WK_OK;
     copy_dims m;
     copy_dims_make(rank, shape, dst_strides, src_strides, &m);
     if (m.rank == 0)

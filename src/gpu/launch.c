@@ -58,21 +58,29 @@ static int slot_of(const kernel_set *s, int a, int b, int w)
     return (a * s->len[1] + b) * s->len[2] + w;
 }
 
-wk_status wk_gpu_kernel_name(wk_gpu_kset set, int a, int b, int w, const char **name)
+/* The variant's index within its set, its entry point's name, and WK_OK when the set's list builds it. */
+static wk_status variant_of(wk_gpu_kset set, int a, int b, int w, const char **name, int *slot)
 {
     *name = NULL;
+    *slot = -1;
     if ((unsigned)set >= WK_KS_COUNT)
         return wk_error(WK_ERR_INTERNAL, "kernel set %d: no such set (a wick bug: please report)", (int)set);
     const kernel_set *s = &sets[set];
-    int slot = slot_of(s, a, b, w);
-    if (slot < 0)
+    *slot = slot_of(s, a, b, w);
+    if (*slot < 0)
         return wk_error(WK_ERR_UNSUPPORTED, "%s: no kernel for variant (%d, %d, %d): its axes have %d x %d x %d "
                         "(kernels/%s.h)", s->name, a, b, w, s->len[0], s->len[1], s->len[2], s->family);
-    *name = s->names[slot].name;
-    if (!s->names[slot].built)
+    *name = s->names[*slot].name;
+    if (!s->names[*slot].built)
         return wk_error(WK_ERR_UNSUPPORTED, "%s: kernels/%s.h builds no %s kernel (that dtype or variant is not "
                         "served by this op's GPU kernels)", s->name, s->family, *name);
     return WK_OK;
+}
+
+wk_status wk_gpu_kernel_name(wk_gpu_kset set, int a, int b, int w, const char **name)
+{
+    int slot;
+    return variant_of(set, a, b, w, name, &slot);
 }
 
 /* ---------------------------------------------------------------- per device: entry points found so far */
@@ -115,17 +123,14 @@ static wk_status resolve(wk_gpu_dev *d, const kernel_set *s, const char *name, w
     return WK_OK;
 }
 
-/* The handle of a variant's entry point, found once per device. */
-static wk_status entry_point(wk_gpu_dev *d, wk_gpu_kset set, int a, int b, int w, const char **name,
-                             wk_gpu_handle *fn)
+/* The handle of a built variant's entry point (slot within set), found once per device. */
+static wk_status entry_point(wk_gpu_dev *d, wk_gpu_kset set, int slot, const char *name, wk_gpu_handle *fn)
 {
-    WK_TRY(wk_gpu_kernel_name(set, a, b, w, name));
-    const kernel_set *s = &sets[set];
-    _Atomic(wk_gpu_handle) *slot = &d->kernels->fns[set_start[set] + (size_t)slot_of(s, a, b, w)];
-    *fn = atomic_load_explicit(slot, memory_order_acquire);
+    _Atomic(wk_gpu_handle) *cached = &d->kernels->fns[set_start[set] + (size_t)slot];
+    *fn = atomic_load_explicit(cached, memory_order_acquire);
     if (!*fn) {
-        WK_TRY(resolve(d, s, *name, fn));
-        atomic_store_explicit(slot, *fn, memory_order_release);
+        WK_TRY(resolve(d, &sets[set], name, fn));
+        atomic_store_explicit(cached, *fn, memory_order_release);
     }
     return WK_OK;
 }
@@ -133,22 +138,24 @@ static wk_status entry_point(wk_gpu_dev *d, wk_gpu_kset set, int a, int b, int w
 bool wk_gpu_kernel_present(wk_gpu_dev *d, wk_gpu_kset set, int a, int b, int w)
 {
     const char *name;
+    int slot;
     wk_gpu_handle fn;
-    return entry_point(d, set, a, b, w, &name, &fn) == WK_OK;
+    return variant_of(set, a, b, w, &name, &slot) == WK_OK && entry_point(d, set, slot, name, &fn) == WK_OK;
 }
 
 wk_status wk_gpu_launch(wk_gpu_dev *d, wk_gpu_kset set, int a, int b, int w, wk_gpu_dim grid, wk_gpu_dim block,
                         unsigned smem, const void *args, size_t args_size)
 {
     const char *name;
+    int slot;
     wk_gpu_handle fn;
-    WK_TRY(wk_gpu_kernel_name(set, a, b, w, &name));
+    WK_TRY(variant_of(set, a, b, w, &name, &slot));
     if (args_size != sets[set].args_size)
         return wk_error(WK_ERR_INTERNAL, "kernel %s takes %zu bytes of arguments, given %zu (a wick bug: please "
                         "report)", name, sets[set].args_size, args_size);
     if (grid.x == 0 || grid.y == 0 || grid.z == 0)
         return WK_OK;
-    WK_TRY(entry_point(d, set, a, b, w, &name, &fn));
+    WK_TRY(entry_point(d, set, slot, name, &fn));
     void *params[1] = {(void *)args};
     wk_status st = d->rt->launch(fn, grid, block, smem, d->stream, params);
     if (st != WK_OK) {

@@ -18,14 +18,11 @@ static wk_gpu_unary_scalar un_scalar(wk_scalar s)
 
 /* Fills q with x and out and sizes the grid. The kernels take their WK_UNARY_VEC_BYTES vector path when x is
  * contiguous and both pointers are WK_UNARY_VEC_BYTES-aligned (one thread per WK_UNARY_VEC_BYTES of out), else
- * one thread per element: the grid is sized to match, though any grid is correct. Returns false when out is
- * empty (nothing to launch). */
-static bool un_args(const wk_tensor *x, wk_tensor *out, wk_gpu_unary_args *q, wk_gpu_dim *grid, wk_gpu_dim *block)
+ * one thread per element: the grid is sized to match, though any grid is correct. out is never empty (ops/). */
+static void un_args(const wk_tensor *x, wk_tensor *out, wk_gpu_unary_args *q, wk_gpu_dim *grid, wk_gpu_dim *block)
 {
     const uintptr_t mask = WK_UNARY_VEC_BYTES - 1;
     int64_t n = wk_numel(out->rank, out->shape);
-    if (n == 0)
-        return false;
     *q = (wk_gpu_unary_args){.x = wk_tensor_data(x), .lx = wk_gpu_layout_of(x), .out = wk_tensor_data(out), .n = n};
     int64_t items = n;
     if (q->lx.contiguous && ((uintptr_t)q->x & mask) == 0 && ((uintptr_t)q->out & mask) == 0) {
@@ -35,15 +32,13 @@ static bool un_args(const wk_tensor *x, wk_tensor *out, wk_gpu_unary_args *q, wk
     unsigned threads = 256;
     *grid = (wk_gpu_dim){wk_gpu_blocks(wk_gpu_dev_of(out), items, threads), 1, 1};
     *block = (wk_gpu_dim){threads, 1, 1};
-    return true;
 }
 
 wk_status wk_gpu_unary(wk_unary_op op, const wk_tensor *x, wk_tensor *out)
 {
     wk_gpu_unary_args q;
     wk_gpu_dim grid, block;
-    if (!un_args(x, out, &q, &grid, &block))
-        return WK_OK;
+    un_args(x, out, &q, &grid, &block);
     wk_gpu_dev *d = wk_gpu_dev_of(out);
     switch (op) {
 #define UN_OP_CASE_(X, OP, name, AX)                                                                              \
@@ -60,8 +55,7 @@ wk_status wk_gpu_affine(const wk_tensor *x, wk_scalar mul, wk_scalar add, wk_ten
 {
     wk_gpu_unary_args q;
     wk_gpu_dim grid, block;
-    if (!un_args(x, out, &q, &grid, &block))
-        return WK_OK;
+    un_args(x, out, &q, &grid, &block);
     q.s0 = un_scalar(mul);
     q.s1 = un_scalar(add);
     return WK_GPU_LAUNCH(wk_gpu_dev_of(out), affine, x->dtype, 0, 0, grid, block, 0, q);
@@ -71,8 +65,7 @@ wk_status wk_gpu_clamp(const wk_tensor *x, wk_scalar lo, wk_scalar hi, wk_tensor
 {
     wk_gpu_unary_args q;
     wk_gpu_dim grid, block;
-    if (!un_args(x, out, &q, &grid, &block))
-        return WK_OK;
+    un_args(x, out, &q, &grid, &block);
     q.s0 = un_scalar(lo);
     q.s1 = un_scalar(hi);
     return WK_GPU_LAUNCH(wk_gpu_dev_of(out), clamp, x->dtype, 0, 0, grid, block, 0, q);
@@ -83,8 +76,7 @@ wk_status wk_gpu_powf(const wk_tensor *x, double e, wk_tensor *out)
 {
     wk_gpu_unary_args q;
     wk_gpu_dim grid, block;
-    if (!un_args(x, out, &q, &grid, &block))
-        return WK_OK;
+    un_args(x, out, &q, &grid, &block);
     q.s0.f64 = e;
     return WK_GPU_LAUNCH(wk_gpu_dev_of(out), powf, x->dtype, 0, 0, grid, block, 0, q);
 }
@@ -93,8 +85,7 @@ wk_status wk_gpu_elu(const wk_tensor *x, double alpha, wk_tensor *out)
 {
     wk_gpu_unary_args q;
     wk_gpu_dim grid, block;
-    if (!un_args(x, out, &q, &grid, &block))
-        return WK_OK;
+    un_args(x, out, &q, &grid, &block);
     q.s0.f64 = alpha;
     return WK_GPU_LAUNCH(wk_gpu_dev_of(out), elu, x->dtype, 0, 0, grid, block, 0, q);
 }
