@@ -190,10 +190,12 @@ static wk_status scatter_add_lines(wk_gpu_dev *d, const ix_space *s, wk_tensor *
         .xk = s->st[IX_X][dm], .ik = s->st[IX_IDS][dm], .sk = s->st[IX_DATA][dm],
         .lines = wk_numel(dm, s->shape), .K = K, .fault = wk_gpu_fault_record(d), .code = code,
     };
-    unsigned threads = K >= 2048 || size >= 2048 ? 512 : K >= 512 || size >= 512 ? 256 : 128;
+    unsigned threads = K >= 2048 || size >= 2048 ? IX_LINES_THREADS : K >= 512 || size >= 512 ? 256 : 128;
     wk_gpu_dim grid = grid_of(d, q.lines * threads, threads), block = {threads, 1, 1};
-    return WK_GPU_LAUNCH(d, index_scatter_add_lines, x->dtype, ids->dtype, 0, grid, block,
-                         (unsigned)(size * acc_bytes(x->dtype)), q);
+    unsigned smem = (unsigned)(size * acc_bytes(x->dtype));
+    if (wk_dtype_size(x->dtype) == 8)
+        return WK_GPU_LAUNCH(d, index_scatter_add_lines64, x->dtype, ids->dtype, 0, grid, block, smem, q);
+    return WK_GPU_LAUNCH(d, index_scatter_add_lines, x->dtype, ids->dtype, 0, grid, block, smem, q);
 }
 
 /* index_add over compact rows, one block per row when rows are wide, else flat; u8/f16/bf16 add whole

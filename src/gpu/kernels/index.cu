@@ -486,6 +486,12 @@ __device__ __forceinline__ void index_scatter_add_lines_run(const wk_gpu_index_a
                                  p.lines, p.K, p.size, p.fault, p.code);
 }
 
+template <class T, class I, int W>
+__device__ __forceinline__ void index_scatter_add_lines64_run(const wk_gpu_index_args &p)
+{
+    index_scatter_add_lines_run<T, I, W>(p);
+}
+
 /* V = 1, or (the _w sets, sub-word dtypes) the elements of one 32-bit word. n: units (rows) or rows (wide). */
 template <class T, class I, int V> __device__ __forceinline__ void index_add_rows_v(const wk_gpu_index_args &p)
 {

@@ -48,13 +48,28 @@ typedef struct wk_gpu_index_args {
     N(_i64, int64_t, __VA_ARGS__) Y(_f16, wk_f16, __VA_ARGS__) Y(_bf16, wk_bf16, __VA_ARGS__)                    \
     N(_f32, float, __VA_ARGS__) N(_f64, double, __VA_ARGS__)
 
+/* scatter_add's line kernel, split by element size: the 1-4 byte dtypes are held to 3 blocks of
+ * IX_LINES_THREADS per SM (<= 40 registers, no spills); i64 and f64 (8-byte elements and accumulators) build
+ * without the bound, as a second set. */
+#define IX_LINES_THREADS 512
+#define WK_AX_IX_LINES_NARROW(Y, N, ...)                                                                          \
+    Y(_u8, uint8_t, __VA_ARGS__) Y(_u32, uint32_t, __VA_ARGS__) Y(_i32, int32_t, __VA_ARGS__)                     \
+    N(_i64, int64_t, __VA_ARGS__) Y(_f16, wk_f16, __VA_ARGS__) Y(_bf16, wk_bf16, __VA_ARGS__)                    \
+    Y(_f32, float, __VA_ARGS__) N(_f64, double, __VA_ARGS__)
+#define WK_AX_IX_LINES_WIDE(Y, N, ...)                                                                            \
+    N(_u8, uint8_t, __VA_ARGS__) N(_u32, uint32_t, __VA_ARGS__) N(_i32, int32_t, __VA_ARGS__)                     \
+    Y(_i64, int64_t, __VA_ARGS__) N(_f16, wk_f16, __VA_ARGS__) N(_bf16, wk_bf16, __VA_ARGS__)                    \
+    N(_f32, float, __VA_ARGS__) Y(_f64, double, __VA_ARGS__)
+
 #define WK_INDEX_KERNELS(X)                                                                                       \
     X(index, index_check, wk_gpu_index_args, INDEX, NONE, ONE, )                                                  \
     X(index, index_select_rows, wk_gpu_index_args, IX_ROW_BYTES, INDEX, ONE, )                                    \
     X(index, index_gather, wk_gpu_index_args, DT_ALL, INDEX, ONE, )                                               \
     X(index, index_scatter, wk_gpu_index_args, DT_ALL, INDEX, ONE, )                                              \
     X(index, index_scatter_add, wk_gpu_index_args, DT_ALL, INDEX, ONE, )                                          \
-    X(index, index_scatter_add_lines, wk_gpu_index_args, DT_ALL, INDEX, ONE, )                                    \
+    X(index, index_scatter_add_lines, wk_gpu_index_args, IX_LINES_NARROW, INDEX, ONE,                             \
+      WK_LAUNCH_BOUNDS(IX_LINES_THREADS, 3))                                                                      \
+    X(index, index_scatter_add_lines64, wk_gpu_index_args, IX_LINES_WIDE, INDEX, ONE, )                           \
     X(index, index_add_rows, wk_gpu_index_args, DT_ALL, INDEX, ONE, )                                             \
     X(index, index_add_wide, wk_gpu_index_args, DT_ALL, INDEX, ONE, )                                             \
     X(index, index_add_rows_w, wk_gpu_index_args, IX_SUBWORD, INDEX, ONE, )                                       \
