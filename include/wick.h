@@ -39,7 +39,9 @@ typedef enum wk_status {
     WK_ERR_INDEX_OUT_OF_RANGE = 6, /* an index tensor held a value outside [0, size) */
     WK_ERR_UNSUPPORTED = 7,        /* valid request this build or backend cannot serve */
     WK_ERR_BACKEND = 8,            /* a vendor library failed; its own text is in wk_last_error() */
-    WK_ERR_INTERNAL = 9            /* a bug in wick: please report it with wk_last_error() */
+    WK_ERR_INTERNAL = 9,           /* a bug in wick: please report it with wk_last_error() */
+    WK_ERR_FILE = 10,              /* a damaged or malformed file (safetensors, GGUF, .npy) */
+    WK_ERR_IO = 11                 /* the system refused a file operation (open, read, write, rename) */
 } wk_status;
 
 /* A static, never-allocated name for s ("WK_OK", "WK_ERR_SHAPE", ...). Unknown values give "WK_ERR_UNKNOWN". */
@@ -358,6 +360,194 @@ wk_status wk_rope(const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin
 wk_status wk_rope_i(const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor **out);
 /* x (B, T, H, D): as wk_rope with the (b, t, h, d) layout. */
 wk_status wk_rope_thd(const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor **out);
+
+/* ---------------------------------------------------------------- foreign memory
+ * Memory wick does not own: a caller's buffer, a file mapping, another framework's tensor (DLPack below). */
+/* Called exactly once, with the ctx given, when the last wick reference to wrapped memory goes. */
+typedef void (*wk_deleter)(void *ctx);
+/* A tensor over memory the caller owns: ptr is a host pointer (dev "cpu") or a device address on dev (memory
+ * of dev's own context: for CUDA the device's primary context, as PyTorch and CuPy use). ptr addresses element
+ * 0; strides are in elements, all >= 0 (NULL: row-major). wick never frees ptr: when the tensor and every view
+ * of it are released it calls deleter(ctx) once (deleter may be NULL). On failure the deleter is not called
+ * and the memory stays the caller's. The caller keeps the memory valid, and does not write it while wick's
+ * queued work may read it, until the deleter runs. */
+wk_status wk_tensor_wrap(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, const int64_t *strides,
+                         void *ptr, wk_deleter deleter, void *ctx, wk_tensor **out);
+/* True when t's memory must not be written: a read-only file mapping (wk_safetensors_load on the CPU), a
+ * DLPack import flagged read-only. Every in-place op on such a tensor (wk_fill, wk_copy_into, wk_slice_set,
+ * wk_copy2d, the *_inplace ops) is WK_ERR_INVALID_ARGUMENT and changes nothing; ops that make new tensors
+ * read it as any other. wk_contiguous gives a writable copy. */
+bool wk_tensor_is_read_only(const wk_tensor *t);
+/* The native handle of the stream wick queues dev's work on (a CUstream or hipStream_t; 0 on the CPU), for
+ * ordering wick's work with another framework's (the DLPack stream argument). */
+wk_status wk_device_native_stream(wk_device *dev, uintptr_t *out);
+
+/* ---------------------------------------------------------------- files
+ * Files are untrusted input: a damaged or hostile file gives WK_ERR_FILE with a message naming the file and
+ * what is wrong; nothing is read outside the file and no allocation is made from an unchecked size. An I/O
+ * failure (missing file, no permission, disk full) is WK_ERR_IO naming the file and the system's reason.
+ *
+ * Element types of files. A file may hold a type wick has no dtype for: such a tensor lists fine, and loading
+ * it is WK_ERR_DTYPE naming the type unless the caller asks for a dtype to convert to on load (the _as loads):
+ * the values then go through the widest exact wick dtype (i8/i16/u16/bool -> i32, u64 -> i64 (wrapping above
+ * 2^63-1), f8 -> f32) and then wk_cast's rules. */
+typedef enum wk_file_type {
+    WK_FILE_U8 = 0, WK_FILE_U32 = 1, WK_FILE_I32 = 2, WK_FILE_I64 = 3, /* the wick dtypes, same values */
+    WK_FILE_F16 = 4, WK_FILE_BF16 = 5, WK_FILE_F32 = 6, WK_FILE_F64 = 7,
+    WK_FILE_BOOL = 8, WK_FILE_I8 = 9, WK_FILE_I16 = 10, WK_FILE_U16 = 11, WK_FILE_U64 = 12,
+    WK_FILE_F8_E4M3 = 13, WK_FILE_F8_E5M2 = 14,
+    WK_FILE_QUANTIZED = 15 /* a GGML block-quantized type: wk_gguf_tensor_info.ggml_type says which */
+} wk_file_type;
+#define WK_FILE_TYPE_COUNT 16
+/* "u8" .. "f64", "bool", "i8", "i16", "u16", "u64", "f8_e4m3", "f8_e5m2", "quantized"; "invalid" otherwise. */
+const char *wk_file_type_name(wk_file_type t);
+
+/* ---- safetensors (https://huggingface.co/docs/safetensors): an 8-byte little-endian header length, a JSON
+ * header {name: {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__": {str: str}}, then the data.
+ * An open file is mapped read-only (mmap); tensors loaded to the CPU are zero-copy read-only views of the
+ * mapping where the data is aligned for its dtype (else a copy), and the mapping lives until the last of them
+ * and the wk_safetensors handle are released. A load to a GPU is one upload from the mapping. */
+typedef struct wk_safetensors wk_safetensors;
+typedef struct wk_safetensors_tensor_info {
+    const char *name;      /* valid while the file is open */
+    const char *file_type_name; /* the file's own name for the type: "F32", "BF16", "I8", "F8_E4M3", ... */
+    wk_file_type type;
+    int rank;
+    int64_t shape[WK_MAX_RANK];
+    uint64_t offset;       /* byte offset of the data in the file */
+    uint64_t bytes;
+} wk_safetensors_tensor_info;
+wk_status wk_safetensors_open(const char *path, wk_safetensors **out);
+void wk_safetensors_close(wk_safetensors *f); /* NULL is a no-op; loaded tensors stay valid */
+int64_t wk_safetensors_count(const wk_safetensors *f);      /* tensors, in the header's order */
+wk_status wk_safetensors_tensor_info_get(const wk_safetensors *f, int64_t i, wk_safetensors_tensor_info *out);
+/* Index of the tensor called name; WK_ERR_INVALID_ARGUMENT naming it when absent. */
+wk_status wk_safetensors_find(const wk_safetensors *f, const char *name, int64_t *index);
+int64_t wk_safetensors_metadata_count(const wk_safetensors *f); /* "__metadata__" entries */
+wk_status wk_safetensors_metadata_get(const wk_safetensors *f, int64_t i, const char **key, const char **value);
+/* The value of metadata key, or WK_ERR_INVALID_ARGUMENT when absent. */
+wk_status wk_safetensors_metadata_find(const wk_safetensors *f, const char *key, const char **value);
+wk_status wk_safetensors_load(const wk_safetensors *f, const char *name, wk_device *dev, wk_tensor **out);
+/* Loads and converts to dt (see "Element types of files"). */
+wk_status wk_safetensors_load_as(const wk_safetensors *f, const char *name, wk_device *dev, wk_dtype dt,
+                                 wk_tensor **out);
+/* n tensors by name (names NULL: the first n in the file's order, n <= count); all or nothing: on failure no
+ * tensor is returned. */
+wk_status wk_safetensors_load_many(const wk_safetensors *f, const char *const *names, int64_t n, wk_device *dev,
+                                   wk_tensor **outs);
+/* Writes n named tensors (any device, any strides; names distinct and not "__metadata__") and nmeta string
+ * pairs of metadata to path: to a temporary file in path's directory, then renamed over path, so path is
+ * either the old file or the whole new one. The data starts 8-byte aligned (the header is padded with
+ * spaces). */
+wk_status wk_safetensors_save(const char *path, int64_t n, const char *const *names, const wk_tensor *const *ts,
+                              int64_t nmeta, const char *const *keys, const char *const *values);
+
+/* ---- GGUF v2 and v3 (the llama.cpp format). GGUF dims are innermost first: a GGUF tensor of
+ * ne = (ne[0], ne[1], ...) is the wick tensor of shape (..., ne[1], ne[0]); ne = (4096, 11008) loads as
+ * shape (11008, 4096). Tensors of wick dtypes (and i8/i16 through the _as load) load as such; the GGML
+ * block-quantized types load with wk_gguf_load_raw as u8 tensors of their raw blocks, shape (rows, bytes
+ * a row), with the type in wk_gguf_tensor_info. Like safetensors, the file is mapped read-only and CPU loads
+ * are zero-copy read-only views where aligned. */
+typedef struct wk_gguf wk_gguf;
+/* Metadata value types, the GGUF spec's numbering. */
+typedef enum wk_gguf_type {
+    WK_GGUF_UINT8 = 0, WK_GGUF_INT8 = 1, WK_GGUF_UINT16 = 2, WK_GGUF_INT16 = 3, WK_GGUF_UINT32 = 4,
+    WK_GGUF_INT32 = 5, WK_GGUF_FLOAT32 = 6, WK_GGUF_BOOL = 7, WK_GGUF_STRING = 8, WK_GGUF_ARRAY = 9,
+    WK_GGUF_UINT64 = 10, WK_GGUF_INT64 = 11, WK_GGUF_FLOAT64 = 12
+} wk_gguf_type;
+/* A metadata value, owned by the open file. */
+typedef struct wk_gguf_value wk_gguf_value;
+typedef struct wk_gguf_tensor_info {
+    const char *name;
+    uint32_t ggml_type;      /* the GGML type number (0 F32, 1 F16, 2 Q4_0, ... 30 BF16) */
+    const char *ggml_type_name; /* "F32", "Q4_K", ...; "unknown" for a number this build does not know */
+    wk_file_type type;       /* WK_FILE_QUANTIZED for the block types */
+    int rank;
+    int64_t ne[WK_MAX_RANK]; /* GGUF order, innermost first */
+    int64_t shape[WK_MAX_RANK]; /* wick order: shape[i] = ne[rank - 1 - i] */
+    uint64_t offset;         /* byte offset of the data in the file */
+    uint64_t bytes;
+} wk_gguf_tensor_info;
+wk_status wk_gguf_open(const char *path, wk_gguf **out);
+void wk_gguf_close(wk_gguf *g); /* NULL is a no-op; loaded tensors stay valid */
+uint32_t wk_gguf_version(const wk_gguf *g);
+uint32_t wk_gguf_alignment(const wk_gguf *g);  /* general.alignment, 32 when absent */
+int64_t wk_gguf_metadata_count(const wk_gguf *g);
+/* Key i (in file order) and its value. */
+wk_status wk_gguf_metadata_get(const wk_gguf *g, int64_t i, const char **key, const wk_gguf_value **value);
+/* The value of key; WK_ERR_INVALID_ARGUMENT naming it when absent. */
+wk_status wk_gguf_metadata_find(const wk_gguf *g, const char *key, const wk_gguf_value **value);
+wk_gguf_type wk_gguf_value_type(const wk_gguf_value *v);
+/* Typed reads: WK_ERR_DTYPE naming both types when the value's type does not fit: _int takes any integer
+ * type whose value fits int64, _uint any non-negative integer, _float float32/float64, _bool bool. */
+wk_status wk_gguf_value_int(const wk_gguf_value *v, int64_t *out);
+wk_status wk_gguf_value_uint(const wk_gguf_value *v, uint64_t *out);
+wk_status wk_gguf_value_float(const wk_gguf_value *v, double *out);
+wk_status wk_gguf_value_bool(const wk_gguf_value *v, bool *out);
+/* A string's bytes: len of them, then a NUL wick adds (the string itself may hold NULs). */
+wk_status wk_gguf_value_string(const wk_gguf_value *v, const char **s, uint64_t *len);
+/* An array: its element type and length, and element i as a value. */
+wk_status wk_gguf_value_array(const wk_gguf_value *v, wk_gguf_type *elem_type, uint64_t *len);
+wk_status wk_gguf_value_array_get(const wk_gguf_value *v, uint64_t i, const wk_gguf_value **out);
+int64_t wk_gguf_tensor_count(const wk_gguf *g);
+wk_status wk_gguf_tensor_info_get(const wk_gguf *g, int64_t i, wk_gguf_tensor_info *out);
+wk_status wk_gguf_find(const wk_gguf *g, const char *name, int64_t *index);
+/* A tensor of a wick dtype; WK_ERR_DTYPE for i8/i16 (use _as) and the block types (use _raw). */
+wk_status wk_gguf_load(const wk_gguf *g, const char *name, wk_device *dev, wk_tensor **out);
+wk_status wk_gguf_load_as(const wk_gguf *g, const char *name, wk_device *dev, wk_dtype dt, wk_tensor **out);
+/* Any tensor's bytes as u8 of shape (rows, bytes a row), rows = the product of ne[1..]. */
+wk_status wk_gguf_load_raw(const wk_gguf *g, const char *name, wk_device *dev, wk_tensor **out);
+/* Writing: a builder of metadata and tensors, then one atomic write (temporary file + rename), version 3,
+ * tensors aligned to general.alignment when set (an unsigned integer, a power of two), else 32. Tensors of
+ * f32, f16, bf16, f64, i32 and i64 (any device, any strides); u8 and u32 are WK_ERR_DTYPE (GGUF has no unsigned
+ * tensor types). */
+typedef struct wk_gguf_writer wk_gguf_writer;
+wk_status wk_gguf_writer_new(wk_gguf_writer **out);
+void wk_gguf_writer_free(wk_gguf_writer *w);
+/* Metadata, in the order added; a key added twice is WK_ERR_INVALID_ARGUMENT. */
+wk_status wk_gguf_writer_set_int(wk_gguf_writer *w, const char *key, wk_gguf_type type, int64_t v);
+wk_status wk_gguf_writer_set_uint(wk_gguf_writer *w, const char *key, wk_gguf_type type, uint64_t v);
+wk_status wk_gguf_writer_set_float(wk_gguf_writer *w, const char *key, wk_gguf_type type, double v);
+wk_status wk_gguf_writer_set_bool(wk_gguf_writer *w, const char *key, bool v);
+wk_status wk_gguf_writer_set_string(wk_gguf_writer *w, const char *key, const char *s, uint64_t len);
+/* An array of n numbers/bools of elem_type (the values' C type is the GGUF type's: uint8_t ... double, bool
+ * as uint8_t), or of n strings (elem_type WK_GGUF_STRING, values a const char *const *, lens their lengths). */
+wk_status wk_gguf_writer_set_array(wk_gguf_writer *w, const char *key, wk_gguf_type elem_type, uint64_t n,
+                                   const void *values, const uint64_t *lens);
+/* The writer keeps a reference to t until it is freed. */
+wk_status wk_gguf_writer_add_tensor(wk_gguf_writer *w, const char *name, const wk_tensor *t);
+wk_status wk_gguf_writer_save(const wk_gguf_writer *w, const char *path);
+
+/* ---- .npy (numpy's format, versions 1.0, 2.0 and 3.0; little-endian; C or Fortran order). */
+/* Reads path to a tensor on dev; a Fortran-order file gives the transposed layout as strides of a zero-copy
+ * view on the CPU (contiguous on a GPU). Types wick lacks: WK_ERR_DTYPE, or converted by _as. */
+wk_status wk_npy_load(const char *path, wk_device *dev, wk_tensor **out);
+wk_status wk_npy_load_as(const char *path, wk_device *dev, wk_dtype dt, wk_tensor **out);
+/* Writes t (any device, any strides) as version 1.0 (2.0 when the header needs it), C order, atomically. */
+wk_status wk_npy_save(const char *path, const wk_tensor *t);
+
+/* ---------------------------------------------------------------- DLPack 1.x exchange
+ * The structs are DLPack's (dlpack.h, v1.x; declared by wick_dlpack.h, ABI-checked against the published
+ * header). Exports share t's memory; imports share the producer's: no copy either way. */
+struct DLManagedTensorVersioned;
+struct DLManagedTensor;
+/* consumer_stream: the DLPack protocol's `stream` as an integer. For a GPU tensor, wick's queued work on it is
+ * ordered before work the consumer queues on that stream afterwards: -1 no ordering (the consumer
+ * synchronises), 0 or 1 the legacy default stream, 2 the per-thread default stream, anything else a CUstream
+ * / hipStream_t. Ignored for CPU tensors. The result's strides are always filled; its flags have READ_ONLY
+ * where t is read-only. The consumer calls the result's deleter once; it drops wick's reference. */
+wk_status wk_to_dlpack(const wk_tensor *t, int64_t consumer_stream, struct DLManagedTensorVersioned **out);
+wk_status wk_to_dlpack_legacy(const wk_tensor *t, int64_t consumer_stream, struct DLManagedTensor **out);
+/* Import flags. */
+#define WK_DLPACK_ALLOW_COPY 1u /* negative strides: copy into a new tensor (the producer's deleter runs at once) */
+/* A wick tensor sharing m's memory; wick owns m from then on and calls its deleter exactly once, when the last
+ * reference goes. CPU, CUDA host-pinned and ROCm host memory import as "cpu", CUDA device (and managed) memory
+ * as "cuda:N", ROCm as "rocm:N". Refused with nothing taken (the caller still owns m): a DLPack major version
+ * other than 1 (versioned), lanes != 1, a type wick lacks (WK_ERR_DTYPE; bool imports as u8), a device wick does
+ * not drive (WK_ERR_DEVICE), negative strides without WK_DLPACK_ALLOW_COPY, a byte_offset that is not a
+ * multiple of the element size. A READ_ONLY flag gives a read-only tensor. */
+wk_status wk_from_dlpack(struct DLManagedTensorVersioned *m, unsigned flags, wk_tensor **out);
+wk_status wk_from_dlpack_legacy(struct DLManagedTensor *m, unsigned flags, wk_tensor **out);
 
 /* ---------------------------------------------------------------- build information */
 typedef struct wk_build_info {

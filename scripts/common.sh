@@ -1,7 +1,8 @@
 # common.sh: sourced by run.sh and test.sh: installs the Debian packages wick needs when they are
 # missing (through sudo only when not root), and configures + builds one build directory.
 
-WICK_PACKAGES=(cmake gcc libc6-dev make pkg-config python3 libopenblas-dev libopenblas-openmp-dev)
+WICK_PACKAGES=(cmake gcc libc6-dev make pkg-config python3 python3-venv libopenblas-dev libopenblas-openmp-dev
+    libjansson-dev)
 
 # wick_install_packages [extra packages...]: apt-get update + install of whatever is not installed yet.
 wick_install_packages() {

@@ -53,6 +53,12 @@ struct wk_backend {
     wk_status (*download)(wk_device *dev, void *dst, const void *src, size_t bytes);
     /* Waits for queued work; returns device-side errors recorded since the last sync. */
     wk_status (*sync)(wk_device *dev);
+    /* ---- streams (optional: the CPU's ops are synchronous and it has none) */
+    /* The native handle of the stream dev's work is queued on (a CUstream / hipStream_t). */
+    wk_status (*native_stream)(wk_device *dev, uintptr_t *out);
+    /* Work that a foreign stream (the DLPack protocol's integer: 0/1 legacy default, 2 per-thread default, else
+     * a handle) queues from now on waits for all work queued on dev so far. */
+    wk_status (*order_stream)(wk_device *dev, int64_t stream);
 
     /* ---- creation and copies (fill and copy required, the rest optional; so are all the op slots below) */
     /* In place: every element of the view dst = v (storage form of dst's dtype). dst has no overlap. */

@@ -86,3 +86,14 @@ wk_status wk_device_sync(wk_device *dev)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "device_sync: device is NULL");
     return dev->backend->sync(dev);
 }
+
+wk_status wk_device_native_stream(wk_device *dev, uintptr_t *out)
+{
+    if (!dev || !out)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "device_native_stream: %s is NULL", !dev ? "device" : "out");
+    if (!dev->backend->native_stream) {
+        *out = 0;
+        return WK_OK;
+    }
+    return dev->backend->native_stream(dev, out);
+}

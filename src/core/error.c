@@ -19,6 +19,8 @@ const char *wk_status_string(wk_status s)
     case WK_ERR_UNSUPPORTED: return "WK_ERR_UNSUPPORTED";
     case WK_ERR_BACKEND: return "WK_ERR_BACKEND";
     case WK_ERR_INTERNAL: return "WK_ERR_INTERNAL";
+    case WK_ERR_FILE: return "WK_ERR_FILE";
+    case WK_ERR_IO: return "WK_ERR_IO";
     }
     return "WK_ERR_UNKNOWN";
 }

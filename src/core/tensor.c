@@ -28,7 +28,10 @@ void wk_contiguous_strides(int rank, const int64_t *shape, int64_t *strides)
 static void storage_release(wk_storage *s)
 {
     if (s && atomic_fetch_sub(&s->refcount, 1) == 1) {
-        s->device->backend->free(s->device, s->data, s->bytes);
+        if (!s->foreign)
+            s->device->backend->free(s->device, s->data, s->bytes);
+        else if (s->deleter)
+            s->deleter(s->deleter_ctx);
         free(s);
     }
 }
@@ -86,6 +89,68 @@ wk_status wk_tensor_alloc(wk_device *dev, wk_dtype dt, int rank, const int64_t *
     *out = t;
     return WK_OK;
 }
+
+wk_status wk_tensor_wrap_foreign(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, const int64_t *strides,
+                                 void *ptr, bool read_only, wk_deleter deleter, void *ctx, wk_tensor **out)
+{
+    static const char op[] = "tensor_wrap";
+    size_t bytes = 0;
+    char buf[160];
+    if (!dev || !out)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, !dev ? "device" : "out");
+    if (wk_dtype_size(dt) == 0)
+        return wk_error(WK_ERR_DTYPE, "%s: invalid dtype %d", op, (int)dt);
+    WK_TRY(check_shape(rank, shape, (int64_t)wk_dtype_size(dt), &bytes));
+    int64_t st[WK_MAX_RANK];
+    if (strides) {
+        /* the extent: 1 + sum (shape-1)*stride elements, without overflow */
+        int64_t last = 0, es = (int64_t)wk_dtype_size(dt);
+        for (int i = 0; i < rank; i++) {
+            if (strides[i] < 0)
+                return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: negative stride %lld in dim %d (wick's strides are >= 0)",
+                                op, (long long)strides[i], i);
+            st[i] = strides[i];
+            if (shape[i] > 1 && strides[i] > (INT64_MAX / es - last) / (shape[i] - 1))
+                return wk_error(WK_ERR_SHAPE, "%s: shape %s with its strides spans more than 2^63 bytes", op,
+                                wk_shape_str(buf, sizeof buf, rank, shape));
+            if (shape[i] > 1)
+                last += (shape[i] - 1) * strides[i];
+        }
+        bytes = bytes ? (size_t)((last + 1) * es) : 0;
+    } else {
+        wk_contiguous_strides(rank, shape, st);
+    }
+    if (bytes && !ptr)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: ptr is NULL for %zu bytes", op, bytes);
+    wk_storage *s = calloc(1, sizeof *s);
+    wk_tensor *t = calloc(1, sizeof *t);
+    if (!s || !t) {
+        free(s);
+        free(t);
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+    }
+    *s = (wk_storage){.device = dev, .data = ptr, .bytes = bytes, .foreign = true, .read_only = read_only,
+                      .deleter = deleter, .deleter_ctx = ctx};
+    atomic_init(&s->refcount, 1);
+    atomic_init(&t->refcount, 1);
+    t->storage = s;
+    t->dtype = dt;
+    t->rank = rank;
+    if (rank) {
+        memcpy(t->shape, shape, (size_t)rank * sizeof *shape);
+        memcpy(t->strides, st, (size_t)rank * sizeof *st);
+    }
+    *out = t;
+    return WK_OK;
+}
+
+wk_status wk_tensor_wrap(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, const int64_t *strides,
+                         void *ptr, wk_deleter deleter, void *ctx, wk_tensor **out)
+{
+    return wk_tensor_wrap_foreign(dev, dt, rank, shape, strides, ptr, false, deleter, ctx, out);
+}
+
+bool wk_tensor_is_read_only(const wk_tensor *t) { return t && t->storage->read_only; }
 
 wk_status wk_tensor_view(const wk_tensor *src, int rank, const int64_t *shape, const int64_t *strides,
                          int64_t offset, wk_tensor **out)

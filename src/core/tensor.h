@@ -16,12 +16,18 @@ struct wk_device {
     void *impl;      /* backend-private state (context, stream, pools) */
 };
 
-/* Refcounted memory on one device. data is a host pointer on the CPU, a device address on a GPU. */
+/* Refcounted memory on one device. data is a host pointer on the CPU, a device address on a GPU. Foreign
+ * storage (wk_tensor_wrap, a file mapping, a DLPack import) is not the backend's: its release calls
+ * deleter(deleter_ctx) (when not NULL) instead of the backend's free. */
 typedef struct wk_storage {
     atomic_int refcount;
     wk_device *device;
     void *data;
     size_t bytes;
+    bool foreign;
+    bool read_only;       /* in-place ops refuse it (ops/common.c wk_check_writable) */
+    wk_deleter deleter;
+    void *deleter_ctx;
 } wk_storage;
 
 struct wk_tensor {
@@ -39,6 +45,11 @@ wk_status wk_tensor_alloc(wk_device *dev, wk_dtype dt, int rank, const int64_t *
 /* A new handle on t's storage with the given layout (no bounds check: callers have validated it). */
 wk_status wk_tensor_view(const wk_tensor *t, int rank, const int64_t *shape, const int64_t *strides,
                          int64_t offset, wk_tensor **out);
+
+/* A tensor over foreign memory (wk_tensor_wrap's rules; strides NULL: row-major), read-only or not. The
+ * storage spans the bytes the layout addresses, from ptr. */
+wk_status wk_tensor_wrap_foreign(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, const int64_t *strides,
+                                 void *ptr, bool read_only, wk_deleter deleter, void *ctx, wk_tensor **out);
 
 /* Byte address of element 0 of the view: storage data + offset * element size. On a GPU this is a
  * device address, only to be handed to the backend. */

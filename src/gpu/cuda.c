@@ -190,6 +190,22 @@ static wk_status cuda_stream_sync(wk_gpu_handle stream)
     return WK_OK;
 }
 
+static wk_status cuda_stream_order(wk_gpu_handle from, wk_gpu_handle to)
+{
+    wk_CUevent e;
+    CU_TRY(cuEventCreate, (&e, WK_CU_EVENT_DISABLE_TIMING));
+    wk_CUresult r = cu.cuEventRecord(e, (wk_CUstream)from);
+    if (r == WK_CUDA_SUCCESS)
+        r = cu.cuStreamWaitEvent((wk_CUstream)to, e, 0);
+    cu.cuEventDestroy_v2(e); /* released once the wait has been satisfied */
+    if (r != WK_CUDA_SUCCESS) {
+        char buf[256];
+        return wk_error(WK_ERR_BACKEND, "cuda: ordering stream %p after wick's stream: %s", to,
+                        cuda_text(r, buf, sizeof buf));
+    }
+    return WK_OK;
+}
+
 static wk_status cuda_module_load(const wk_gpu_image *image, wk_gpu_handle *module)
 {
     wk_CUmodule m;
@@ -239,6 +255,7 @@ const wk_gpu_runtime wk_cuda_runtime = {
     .copy_d2d = cuda_copy_d2d,
     .memset8 = cuda_memset8,
     .stream_sync = cuda_stream_sync,
+    .stream_order = cuda_stream_order,
     .module_load = cuda_module_load,
     .function_get = cuda_function_get,
     .launch = cuda_launch,

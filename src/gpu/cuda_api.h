@@ -12,6 +12,7 @@ struct CUstream_st;
 struct CUmod_st;
 struct CUfunc_st;
 struct CUmemPoolHandle_st;
+struct CUevent_st;
 
 typedef unsigned int wk_CUresult;          /* enum cudaError_enum: its values are non-negative */
 typedef int wk_CUdevice;
@@ -21,6 +22,7 @@ typedef struct CUstream_st *wk_CUstream;
 typedef struct CUmod_st *wk_CUmodule;
 typedef struct CUfunc_st *wk_CUfunction;
 typedef struct CUmemPoolHandle_st *wk_CUmemoryPool;
+typedef struct CUevent_st *wk_CUevent;
 typedef unsigned int wk_CUdevice_attribute; /* enum CUdevice_attribute_enum */
 typedef unsigned int wk_CUmemPool_attribute; /* enum CUmemPool_attribute_enum */
 
@@ -29,6 +31,7 @@ enum {
     WK_CUDA_ERROR_OUT_OF_MEMORY = 2,
     WK_CUDA_ERROR_NOT_FOUND = 500,
     WK_CU_STREAM_NON_BLOCKING = 1,
+    WK_CU_EVENT_DISABLE_TIMING = 2,
     WK_CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
     WK_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
     WK_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
@@ -53,6 +56,10 @@ enum {
     X(cuCtxSetCurrent, (wk_CUcontext ctx))                                           \
     X(cuStreamCreate, (wk_CUstream * phStream, unsigned int Flags))                   \
     X(cuStreamSynchronize, (wk_CUstream hStream))                                \
+    X(cuEventCreate, (wk_CUevent * phEvent, unsigned int Flags))                       \
+    X(cuEventRecord, (wk_CUevent hEvent, wk_CUstream hStream))                         \
+    X(cuEventDestroy_v2, (wk_CUevent hEvent))                                          \
+    X(cuStreamWaitEvent, (wk_CUstream hStream, wk_CUevent hEvent, unsigned int Flags)) \
     X(cuDeviceGetDefaultMemPool, (wk_CUmemoryPool * pool_out, wk_CUdevice dev)) \
     X(cuMemPoolSetAttribute,                                                   \
       (wk_CUmemoryPool pool, wk_CUmemPool_attribute attr, void *value))                                 \

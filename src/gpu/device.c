@@ -115,3 +115,23 @@ wk_status wk_gpu_dev_open(wk_gpu_vendor *v, int ordinal, wk_gpu_dev **out)
     *out = d;
     return WK_OK;
 }
+
+wk_status wk_gpu_native_stream(wk_device *dev, uintptr_t *out)
+{
+    *out = (uintptr_t)((wk_gpu_dev *)dev->impl)->stream;
+    return WK_OK;
+}
+
+/* The DLPack protocol's stream numbers: CUDA 1 (and 0, which the protocol leaves ambiguous) is the legacy
+ * default stream, 2 the per-thread default stream (CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are those same
+ * handle values); ROCm 0 is the null stream. Anything else is a handle. */
+wk_status wk_gpu_order_stream(wk_device *dev, int64_t stream)
+{
+    wk_gpu_dev *d = wk_gpu_enter(dev);
+    bool cuda = strcmp(d->rt->backend, "cuda") == 0;
+    uintptr_t h = cuda && stream == 0 ? 1 : (uintptr_t)stream;
+    if (!cuda && (stream == 1 || stream == 2))
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: stream %lld is not a ROCm stream (DLPack reserves 1 and 2 "
+                        "for CUDA)", dev->name, (long long)stream);
+    return d->rt->stream_order(d->stream, (wk_gpu_handle)h);
+}

@@ -49,6 +49,10 @@ wk_gpu_dev *wk_gpu_enter(wk_device *dev);
 /* Opens device `ordinal` of the vendor: context, stream, modules, fault record, width check. */
 wk_status wk_gpu_dev_open(wk_gpu_vendor *v, int ordinal, wk_gpu_dev **out);
 
+/* The backend slots native_stream and order_stream. */
+wk_status wk_gpu_native_stream(wk_device *dev, uintptr_t *out);
+wk_status wk_gpu_order_stream(wk_device *dev, int64_t stream);
+
 /* memory.c: the backend slots alloc, free, upload, download and sync. */
 wk_status wk_gpu_slot_alloc(wk_device *dev, size_t bytes, void **ptr);
 void wk_gpu_slot_free(wk_device *dev, void *ptr, size_t bytes);

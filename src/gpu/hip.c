@@ -294,6 +294,19 @@ static wk_status hip_stream_sync(wk_gpu_handle stream)
     return WK_OK;
 }
 
+static wk_status hip_stream_order(wk_gpu_handle from, wk_gpu_handle to)
+{
+    wk_hipEvent_t e;
+    HIP_TRY(hipEventCreateWithFlags, (&e, WK_HIP_EVENT_DISABLE_TIMING));
+    wk_hipError_t r = hip.hipEventRecord(e, (wk_hipStream_t)from);
+    if (r == WK_HIP_SUCCESS)
+        r = hip.hipStreamWaitEvent((wk_hipStream_t)to, e, 0);
+    hip.hipEventDestroy(e); /* released once the wait has been satisfied */
+    if (r != WK_HIP_SUCCESS)
+        return wk_error(WK_ERR_BACKEND, "hip: ordering stream %p after wick's stream failed (error %u)", to, r);
+    return WK_OK;
+}
+
 /* A loaded module and the device it belongs to. HIP ties a module to the device current at hipModuleLoadData,
  * and hipModuleGetFunction resolves the name against the calling thread's current device (hipamd's
  * DynCO::getDynFunc: several ROCm 5/6 releases abort the process on a mismatch, CheckDeviceIdMatch's
@@ -372,6 +385,7 @@ const wk_gpu_runtime wk_hip_runtime = {
     .copy_d2d = hip_copy_d2d,
     .memset8 = hip_memset8,
     .stream_sync = hip_stream_sync,
+    .stream_order = hip_stream_order,
     .module_load = hip_module_load,
     .function_get = hip_function_get,
     .launch = hip_launch,

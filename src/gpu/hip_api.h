@@ -11,6 +11,7 @@ struct ihipStream_t;
 struct ihipModule_t;
 struct ihipModuleSymbol_t;
 struct ihipMemPoolHandle_t;
+struct ihipEvent_t;
 
 /* enum hipError_t: all its values are non-negative (0 .. hipErrorTbd, 1054 in HIP 5.2), so gcc gives the
  * enum the type unsigned int; the same holds for the two attribute enums. */
@@ -21,6 +22,7 @@ typedef struct ihipStream_t *wk_hipStream_t;
 typedef struct ihipModule_t *wk_hipModule_t;
 typedef struct ihipModuleSymbol_t *wk_hipFunction_t;
 typedef struct ihipMemPoolHandle_t *wk_hipMemPool_t;
+typedef struct ihipEvent_t *wk_hipEvent_t;
 typedef unsigned int wk_hipDeviceAttribute_t;           /* enum hipDeviceAttribute_t */
 typedef unsigned int wk_hipMemPoolAttr;                 /* enum hipMemPoolAttr */
 
@@ -37,6 +39,7 @@ enum {
     WK_HIP_ERROR_INVALID_DEVICE = 101,   /* hipErrorInvalidDevice: HIP 5.2's hipInit without a GPU (/dev/kfd) */
     WK_HIP_ERROR_NOT_FOUND = 500,        /* hipErrorNotFound: hipModuleGetFunction of a missing kernel */
     WK_HIP_STREAM_NON_BLOCKING = 1,      /* #define hipStreamNonBlocking 0x01 */
+    WK_HIP_EVENT_DISABLE_TIMING = 2,     /* #define hipEventDisableTiming 0x2 */
     WK_HIP_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 63,
     WK_HIP_DEVICE_ATTRIBUTE_WARP_SIZE = 87,
     WK_HIP_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 88,
@@ -60,6 +63,10 @@ enum {
     X(hipGetDevice, (int *deviceId))                                                                      \
     X(hipStreamCreateWithFlags, (wk_hipStream_t * stream, unsigned int flags))                            \
     X(hipStreamSynchronize, (wk_hipStream_t stream))                                                      \
+    X(hipEventCreateWithFlags, (wk_hipEvent_t * event, unsigned flags))                                   \
+    X(hipEventRecord, (wk_hipEvent_t event, wk_hipStream_t stream))                                       \
+    X(hipEventDestroy, (wk_hipEvent_t event))                                                             \
+    X(hipStreamWaitEvent, (wk_hipStream_t stream, wk_hipEvent_t event, unsigned int flags))               \
     X(hipMalloc, (void **ptr, size_t size))                                                               \
     X(hipFree, (void *ptr))                                                                               \
     X(hipMemcpyDtoHAsync, (void *dst, wk_hipDeviceptr_t src, size_t sizeBytes, wk_hipStream_t stream))    \

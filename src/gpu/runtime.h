@@ -44,6 +44,8 @@ struct wk_gpu_runtime {
     wk_status (*copy_d2d)(wk_gpu_handle stream, void *dst, const void *src, size_t bytes);
     wk_status (*memset8)(wk_gpu_handle stream, void *dst, int byte, size_t bytes);
     wk_status (*stream_sync)(wk_gpu_handle stream);
+    /* Work queued on `to` from now on waits for all work queued on `from` so far (an event). */
+    wk_status (*stream_order)(wk_gpu_handle from, wk_gpu_handle to);
     wk_status (*module_load)(const wk_gpu_image *image, wk_gpu_handle *module);
     /* *fn = NULL (and WK_OK) when the module has no such function. */
     wk_status (*function_get)(wk_gpu_handle module, const char *name, wk_gpu_handle *fn);

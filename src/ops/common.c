@@ -68,6 +68,9 @@ wk_status wk_check_rank(const char *op, const char *name, const wk_tensor *t, in
 wk_status wk_check_writable(const char *op, const wk_tensor *t)
 {
     char buf[200];
+    if (t->storage->read_only)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: target %s is read-only (a file mapping or a read-only import)",
+                        op, wk_describe(buf, sizeof buf, t));
     if (wk_tensor_has_overlap(t))
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: target %s has overlapping elements (a broadcast view?)", op,
                         wk_describe(buf, sizeof buf, t));

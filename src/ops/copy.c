@@ -114,6 +114,8 @@ wk_status wk_copy2d(const wk_tensor *src, wk_tensor *dst, int64_t rows, int64_t 
     WK_TRY(wk_check_tensor(op, "dst", dst));
     WK_TRY(wk_check_same_device(op, src, dst));
     WK_TRY(wk_check_same_dtype(op, src, dst));
+    if (dst->storage->read_only)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: dst is read-only (a file mapping or a read-only import)", op);
     if (rows < 0 || cols < 0 || src_ld < 0 || dst_ld < 0 || src_offset < 0 || dst_offset < 0)
         return wk_error(WK_ERR_INVALID_ARGUMENT,
                         "%s: negative argument (rows %lld, cols %lld, src_ld %lld, dst_ld %lld, offsets %lld, %lld)",

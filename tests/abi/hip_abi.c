@@ -18,6 +18,7 @@ SAME_TYPE(wk_hipStream_t, hipStream_t);
 SAME_TYPE(wk_hipModule_t, hipModule_t);
 SAME_TYPE(wk_hipFunction_t, hipFunction_t);
 SAME_TYPE(wk_hipMemPool_t, hipMemPool_t);
+SAME_TYPE(wk_hipEvent_t, hipEvent_t);
 SAME_TYPE(wk_hipDeviceAttribute_t, hipDeviceAttribute_t);
 SAME_TYPE(wk_hipMemPoolAttr, hipMemPoolAttr);
 
@@ -28,6 +29,7 @@ SAME_VALUE(WK_HIP_ERROR_NO_DEVICE, hipErrorNoDevice);
 SAME_VALUE(WK_HIP_ERROR_INVALID_DEVICE, hipErrorInvalidDevice);
 SAME_VALUE(WK_HIP_ERROR_NOT_FOUND, hipErrorNotFound);
 SAME_VALUE(WK_HIP_STREAM_NON_BLOCKING, hipStreamNonBlocking);
+SAME_VALUE(WK_HIP_EVENT_DISABLE_TIMING, hipEventDisableTiming);
 SAME_VALUE(WK_HIP_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, hipDeviceAttributeMultiprocessorCount);
 SAME_VALUE(WK_HIP_DEVICE_ATTRIBUTE_WARP_SIZE, hipDeviceAttributeWarpSize);
 SAME_VALUE(WK_HIP_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, hipDeviceAttributeMemoryPoolsSupported);
