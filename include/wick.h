@@ -382,6 +382,12 @@ bool wk_tensor_is_read_only(const wk_tensor *t);
  * ordering wick's work with another framework's (the DLPack stream argument). */
 wk_status wk_device_native_stream(wk_device *dev, uintptr_t *out);
 
+/* Page-locked host memory for dev's GPU: uploads from it (wk_tensor_from_host, wk_to_device of a tensor
+ * wrapping it) are one DMA at full bus speed. Freed with wk_host_free_pinned on the same device (NULL is a
+ * no-op). WK_ERR_UNSUPPORTED on the CPU device. */
+wk_status wk_host_alloc_pinned(wk_device *dev, size_t bytes, void **out);
+void wk_host_free_pinned(wk_device *dev, void *ptr);
+
 /* ---------------------------------------------------------------- files
  * Files are untrusted input: a damaged or hostile file gives WK_ERR_FILE with a message naming the file and
  * what is wrong; nothing is read outside the file and no allocation is made from an unchecked size. An I/O

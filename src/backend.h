@@ -59,6 +59,9 @@ struct wk_backend {
     /* Work that a foreign stream (the DLPack protocol's integer: 0/1 legacy default, 2 per-thread default, else
      * a handle) queues from now on waits for all work queued on dev so far. */
     wk_status (*order_stream)(wk_device *dev, int64_t stream);
+    /* Page-locked host memory for fast uploads to dev (wk_host_alloc_pinned). */
+    wk_status (*host_alloc_pinned)(wk_device *dev, size_t bytes, void **out);
+    void (*host_free_pinned)(wk_device *dev, void *ptr);
 
     /* ---- creation and copies (fill and copy required, the rest optional; so are all the op slots below) */
     /* In place: every element of the view dst = v (storage form of dst's dtype). dst has no overlap. */

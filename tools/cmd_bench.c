@@ -274,6 +274,64 @@ static wk_status make_inputs(const bench_case *c, wk_device *dev, bool quick, be
     return c->setup ? c->setup(c, dev, in) : WK_OK;
 }
 
+/* Host-to-device bandwidth: wk_to_device of a CPU tensor over page-locked memory (wk_host_alloc_pinned: one
+ * DMA) or over ordinary malloc'd memory (pageable: the library stages it). GPU devices only. */
+typedef struct h2d_ctx {
+    wk_tensor *host;
+    wk_device *dev;
+} h2d_ctx;
+
+static wk_status h2d_once(const void *ctx, wk_tensor **out)
+{
+    const h2d_ctx *c = ctx;
+    wk_tensor *t = NULL;
+    wk_status s = wk_to_device(c->host, c->dev, &t);
+    wk_tensor_release(t);
+    (void)out;
+    return s;
+}
+
+static void h2d_free(void *ctx) { free(ctx); }
+
+static peak measure_h2d(wk_device *dev, bool pinned, bool quick, bool json, const run_policy *p)
+{
+    size_t bytes = quick ? (size_t)64 << 20 : (size_t)1 << 30;
+    int64_t n = (int64_t)(bytes / 4);
+    peak pk = {.ok = false, .rate = 0};
+    timing t = {.status = WK_OK};
+    wk_device *cpu = NULL;
+    void *buf = NULL;
+    h2d_ctx c = {NULL, dev};
+    wk_tensor *none = NULL;
+    t.status = wk_device_get("cpu", &cpu);
+    if (t.status == WK_OK)
+        t.status = pinned ? wk_host_alloc_pinned(dev, bytes, &buf)
+                          : ((buf = malloc(bytes)) ? WK_OK : WK_ERR_OUT_OF_MEMORY);
+    if (t.status == WK_OK) {
+        memset(buf, 0, bytes); /* pageable pages exist before the timing */
+        t.status = wk_tensor_wrap(cpu, WK_F32, 1, &n, NULL, buf, pinned ? NULL : h2d_free, buf, &c.host);
+    }
+    if (t.status == WK_OK)
+        t = time_op(dev, h2d_once, &c, p, &none);
+    else
+        snprintf(t.error, sizeof t.error, "%s", wk_last_error());
+    if (t.status == WK_OK && t.best_s > 0) {
+        pk.ok = true;
+        pk.rate = (double)bytes / t.best_s * 1e-9;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "wk_to_device of %zu MiB from %s host memory", bytes >> 20,
+             pinned ? "page-locked" : "pageable");
+    print_peak(json, dev, pinned ? "h2d_pinned" : "h2d_pageable", what, &t, pk.rate, "GB/s");
+    if (c.host)
+        wk_tensor_release(c.host);
+    else if (!pinned)
+        free(buf);
+    if (pinned)
+        wk_host_free_pinned(dev, buf);
+    return pk;
+}
+
 /* The peaks a case is measured against. */
 typedef struct peaks {
     peak copy, blas, blas_bf16;
@@ -490,6 +548,9 @@ int cmd_bench(int argc, char **argv)
             failed++;
         if (need_blas_bf16 && !cpu && !(pk.blas_bf16 = measure_blas(devs[d], WK_BF16, quick, json, policy)).ok)
             failed++;
+        if (need_copy && !cpu) /* no case is rated against these: they are reported for the file loaders */
+            for (int pinned = 1; pinned >= 0; pinned--)
+                failed += !measure_h2d(devs[d], pinned, quick, json, policy).ok;
         if (!json)
             printf("%-20s %-26s %-22s %10s %17s %s\n", "op", "variant", "shape", "median ms", "rate", "of peak");
         for (int i = 0; i < ncases; i++) {

@@ -97,3 +97,19 @@ wk_status wk_device_native_stream(wk_device *dev, uintptr_t *out)
     }
     return dev->backend->native_stream(dev, out);
 }
+
+wk_status wk_host_alloc_pinned(wk_device *dev, size_t bytes, void **out)
+{
+    if (!dev || !out)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "host_alloc_pinned: %s is NULL", !dev ? "device" : "out");
+    if (!dev->backend->host_alloc_pinned)
+        return wk_error(WK_ERR_UNSUPPORTED, "host_alloc_pinned: %s has no page-locked memory (a GPU device has)",
+                        dev->name);
+    return dev->backend->host_alloc_pinned(dev, bytes, out);
+}
+
+void wk_host_free_pinned(wk_device *dev, void *ptr)
+{
+    if (dev && ptr && dev->backend->host_free_pinned)
+        dev->backend->host_free_pinned(dev, ptr);
+}

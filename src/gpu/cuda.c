@@ -206,6 +206,41 @@ static wk_status cuda_stream_order(wk_gpu_handle from, wk_gpu_handle to)
     return WK_OK;
 }
 
+static wk_status cuda_event_new(wk_gpu_handle *ev)
+{
+    wk_CUevent e;
+    CU_TRY(cuEventCreate, (&e, WK_CU_EVENT_DISABLE_TIMING));
+    *ev = e;
+    return WK_OK;
+}
+
+static wk_status cuda_event_record(wk_gpu_handle ev, wk_gpu_handle stream)
+{
+    CU_TRY(cuEventRecord, ((wk_CUevent)ev, (wk_CUstream)stream));
+    return WK_OK;
+}
+
+static wk_status cuda_event_wait(wk_gpu_handle ev)
+{
+    CU_TRY(cuEventSynchronize, ((wk_CUevent)ev));
+    return WK_OK;
+}
+
+static void cuda_event_free(wk_gpu_handle ev) { cu.cuEventDestroy_v2((wk_CUevent)ev); }
+
+static wk_status cuda_host_alloc(size_t bytes, void **ptr)
+{
+    wk_CUresult r = cu.cuMemAllocHost_v2(ptr, bytes);
+    if (r != WK_CUDA_SUCCESS) {
+        char buf[256];
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "cuda: %zu bytes of page-locked host memory: %s", bytes,
+                        cuda_text(r, buf, sizeof buf));
+    }
+    return WK_OK;
+}
+
+static void cuda_host_free(void *ptr) { cu.cuMemFreeHost(ptr); }
+
 static wk_status cuda_module_load(const wk_gpu_image *image, wk_gpu_handle *module)
 {
     wk_CUmodule m;
@@ -256,6 +291,12 @@ const wk_gpu_runtime wk_cuda_runtime = {
     .memset8 = cuda_memset8,
     .stream_sync = cuda_stream_sync,
     .stream_order = cuda_stream_order,
+    .event_new = cuda_event_new,
+    .event_record = cuda_event_record,
+    .event_wait = cuda_event_wait,
+    .event_free = cuda_event_free,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
     .module_load = cuda_module_load,
     .function_get = cuda_function_get,
     .launch = cuda_launch,

@@ -60,6 +60,9 @@ enum {
     X(cuEventRecord, (wk_CUevent hEvent, wk_CUstream hStream))                         \
     X(cuEventDestroy_v2, (wk_CUevent hEvent))                                          \
     X(cuStreamWaitEvent, (wk_CUstream hStream, wk_CUevent hEvent, unsigned int Flags)) \
+    X(cuEventSynchronize, (wk_CUevent hEvent))                                         \
+    X(cuMemAllocHost_v2, (void **pp, size_t bytesize))                                 \
+    X(cuMemFreeHost, (void *p))                                                        \
     X(cuDeviceGetDefaultMemPool, (wk_CUmemoryPool * pool_out, wk_CUdevice dev)) \
     X(cuMemPoolSetAttribute,                                                   \
       (wk_CUmemoryPool pool, wk_CUmemPool_attribute attr, void *value))                                 \

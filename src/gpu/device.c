@@ -35,6 +35,7 @@ static void dev_destroy(wk_gpu_dev *d)
     /* Contexts, streams and modules belong to the process once opened; only host memory is ours here. */
     wk_gpu_kernel_cache_destroy(d->kernels);
     pthread_mutex_destroy(&d->cache_lock);
+    pthread_mutex_destroy(&d->stage_lock);
     free(d);
 }
 
@@ -83,6 +84,7 @@ wk_status wk_gpu_dev_open(wk_gpu_vendor *v, int ordinal, wk_gpu_dev **out)
     if (!d)
         return wk_error(WK_ERR_OUT_OF_MEMORY, "device_get: out of host memory");
     pthread_mutex_init(&d->cache_lock, NULL);
+    pthread_mutex_init(&d->stage_lock, NULL);
     d->rt = rt;
     d->ordinal = ordinal;
     d->base.backend = v->backend;

@@ -29,6 +29,10 @@ struct wk_gpu_dev {
     pthread_mutex_t cache_lock;
     void *cache[WK_GPU_CACHE_CLASSES][WK_GPU_CACHE_DEPTH];
     int cache_count[WK_GPU_CACHE_CLASSES];
+    /* Two page-locked buffers for large uploads from pageable memory, made on first use (staging.c). */
+    pthread_mutex_t stage_lock;
+    void *stage[2];
+    wk_gpu_handle stage_done[2]; /* recorded after each buffer's copy */
 };
 
 /* Per vendor: its devices, opened on first use and kept for the process (backend.c). */
@@ -52,6 +56,12 @@ wk_status wk_gpu_dev_open(wk_gpu_vendor *v, int ordinal, wk_gpu_dev **out);
 /* The backend slots native_stream and order_stream. */
 wk_status wk_gpu_native_stream(wk_device *dev, uintptr_t *out);
 wk_status wk_gpu_order_stream(wk_device *dev, int64_t stream);
+
+/* staging.c: uploads (direct from wick's page-locked memory, through the staging buffers from pageable memory
+ * of WK_GPU_STAGE_MIN bytes or more), and the pinned-memory slots. */
+wk_status wk_gpu_upload(wk_gpu_dev *d, void *dst, const void *src, size_t bytes);
+wk_status wk_gpu_host_alloc_pinned(wk_device *dev, size_t bytes, void **out);
+void wk_gpu_host_free_pinned(wk_device *dev, void *ptr);
 
 /* memory.c: the backend slots alloc, free, upload, download and sync. */
 wk_status wk_gpu_slot_alloc(wk_device *dev, size_t bytes, void **ptr);

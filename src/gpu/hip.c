@@ -307,6 +307,38 @@ static wk_status hip_stream_order(wk_gpu_handle from, wk_gpu_handle to)
     return WK_OK;
 }
 
+static wk_status hip_event_new(wk_gpu_handle *ev)
+{
+    wk_hipEvent_t e;
+    HIP_TRY(hipEventCreateWithFlags, (&e, WK_HIP_EVENT_DISABLE_TIMING));
+    *ev = e;
+    return WK_OK;
+}
+
+static wk_status hip_event_record(wk_gpu_handle ev, wk_gpu_handle stream)
+{
+    HIP_TRY(hipEventRecord, ((wk_hipEvent_t)ev, (wk_hipStream_t)stream));
+    return WK_OK;
+}
+
+static wk_status hip_event_wait(wk_gpu_handle ev)
+{
+    HIP_TRY(hipEventSynchronize, ((wk_hipEvent_t)ev));
+    return WK_OK;
+}
+
+static void hip_event_free(wk_gpu_handle ev) { hip.hipEventDestroy((wk_hipEvent_t)ev); }
+
+static wk_status hip_host_alloc(size_t bytes, void **ptr)
+{
+    if (hip.hipHostMalloc(ptr, bytes, 0) != WK_HIP_SUCCESS)
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "hip: %zu bytes of page-locked host memory: hipHostMalloc failed",
+                        bytes);
+    return WK_OK;
+}
+
+static void hip_host_free(void *ptr) { hip.hipHostFree(ptr); }
+
 /* A loaded module and the device it belongs to. HIP ties a module to the device current at hipModuleLoadData,
  * and hipModuleGetFunction resolves the name against the calling thread's current device (hipamd's
  * DynCO::getDynFunc: several ROCm 5/6 releases abort the process on a mismatch, CheckDeviceIdMatch's
@@ -386,6 +418,12 @@ const wk_gpu_runtime wk_hip_runtime = {
     .memset8 = hip_memset8,
     .stream_sync = hip_stream_sync,
     .stream_order = hip_stream_order,
+    .event_new = hip_event_new,
+    .event_record = hip_event_record,
+    .event_wait = hip_event_wait,
+    .event_free = hip_event_free,
+    .host_alloc = hip_host_alloc,
+    .host_free = hip_host_free,
     .module_load = hip_module_load,
     .function_get = hip_function_get,
     .launch = hip_launch,

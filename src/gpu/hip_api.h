@@ -67,6 +67,9 @@ enum {
     X(hipEventRecord, (wk_hipEvent_t event, wk_hipStream_t stream))                                       \
     X(hipEventDestroy, (wk_hipEvent_t event))                                                             \
     X(hipStreamWaitEvent, (wk_hipStream_t stream, wk_hipEvent_t event, unsigned int flags))               \
+    X(hipEventSynchronize, (wk_hipEvent_t event))                                                         \
+    X(hipHostMalloc, (void **ptr, size_t size, unsigned int flags))                                       \
+    X(hipHostFree, (void *ptr))                                                                           \
     X(hipMalloc, (void **ptr, size_t size))                                                               \
     X(hipFree, (void *ptr))                                                                               \
     X(hipMemcpyDtoHAsync, (void *dst, wk_hipDeviceptr_t src, size_t sizeBytes, wk_hipStream_t stream))    \

@@ -106,8 +106,7 @@ void wk_gpu_slot_free(wk_device *dev, void *ptr, size_t bytes)
 
 wk_status wk_gpu_slot_upload(wk_device *dev, void *dst, const void *src, size_t bytes)
 {
-    wk_gpu_dev *d = wk_gpu_enter(dev);
-    return bytes ? d->rt->copy_h2d(d->stream, dst, src, bytes) : WK_OK;
+    return wk_gpu_upload(wk_gpu_enter(dev), dst, src, bytes);
 }
 
 static const char *fault_op(int code)

@@ -46,6 +46,14 @@ struct wk_gpu_runtime {
     wk_status (*stream_sync)(wk_gpu_handle stream);
     /* Work queued on `to` from now on waits for all work queued on `from` so far (an event). */
     wk_status (*stream_order)(wk_gpu_handle from, wk_gpu_handle to);
+    /* Events (timing off): record on a stream, wait on the host. */
+    wk_status (*event_new)(wk_gpu_handle *ev);
+    wk_status (*event_record)(wk_gpu_handle ev, wk_gpu_handle stream);
+    wk_status (*event_wait)(wk_gpu_handle ev);
+    void (*event_free)(wk_gpu_handle ev);
+    /* Page-locked host memory (portable across the process's contexts). */
+    wk_status (*host_alloc)(size_t bytes, void **ptr);
+    void (*host_free)(void *ptr);
     wk_status (*module_load)(const wk_gpu_image *image, wk_gpu_handle *module);
     /* *fn = NULL (and WK_OK) when the module has no such function. */
     wk_status (*function_get)(wk_gpu_handle module, const char *name, wk_gpu_handle *fn);
