@@ -1,12 +1,11 @@
 /* replay_main.c: runs a fuzz target over every file of the directories given (the seed corpus and the kept
  * crashes), without libFuzzer: the regression test of each parser on every build. A crash fails the test
  * by itself (the sanitizers of an ASan build report reads outside the file). */
+#include "fuzz_common.h" /* first: it defines _GNU_SOURCE for memfd_create */
+
 #include <dirent.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "fuzz_common.h"
 
 static int replay_dir(const char *dir, int *count)
 {

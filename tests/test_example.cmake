@@ -1,32 +1,41 @@
-# test_example.cmake: the README's C example, taken from README.md at test time (so the README cannot
-# drift from the library), compiled with strict warnings against the built libwick and run.
+# test_example.cmake: every ```c block of README.md, taken from the README at test time (so the README cannot
+# drift from the library), compiled with strict warnings against the built libwick and run in WORK_DIR.
 # cmake -DREADME=... -DWORK_DIR=... -DCC=... -DINCLUDE_DIR=... -DLIB=<libwick.so> [-DFLAGS="..."] -P this
+cmake_minimum_required(VERSION 3.25)
 file(READ "${README}" text)
-string(FIND "${text}" "```c\n" start)
-if(start EQUAL -1)
-  message(FATAL_ERROR "no ```c block in ${README}")
-endif()
-math(EXPR start "${start} + 5")
-string(SUBSTRING "${text}" ${start} -1 rest)
-string(FIND "${rest}" "```" end)
-if(end EQUAL -1)
-  message(FATAL_ERROR "the ```c block of ${README} is not closed")
-endif()
-string(SUBSTRING "${rest}" 0 ${end} code)
-
-file(MAKE_DIRECTORY "${WORK_DIR}")
-file(WRITE "${WORK_DIR}/readme_example.c" "${code}")
 get_filename_component(libdir "${LIB}" DIRECTORY)
 separate_arguments(flags UNIX_COMMAND "${FLAGS}")
-execute_process(
-  COMMAND "${CC}" -std=c11 -Wall -Wextra -Wpedantic -Werror ${flags} -I${INCLUDE_DIR}
-          readme_example.c "${LIB}" -Wl,-rpath,${libdir} -lm -o readme_example
-  WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the README example does not compile (${WORK_DIR}/readme_example.c)")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+set(n 0)
+while(TRUE)
+  string(FIND "${text}" "```c\n" start)
+  if(start EQUAL -1)
+    break()
+  endif()
+  math(EXPR start "${start} + 5")
+  string(SUBSTRING "${text}" ${start} -1 text)
+  string(FIND "${text}" "```" end)
+  if(end EQUAL -1)
+    message(FATAL_ERROR "a ```c block of ${README} is not closed")
+  endif()
+  string(SUBSTRING "${text}" 0 ${end} code)
+  math(EXPR n "${n} + 1")
+  file(WRITE "${WORK_DIR}/readme_example_${n}.c" "${code}")
+  execute_process(
+    COMMAND "${CC}" -std=c11 -Wall -Wextra -Wpedantic -Werror ${flags} -I${INCLUDE_DIR}
+            readme_example_${n}.c "${LIB}" -Wl,-rpath,${libdir} -lm -o readme_example_${n}
+    WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "README example ${n} does not compile (${WORK_DIR}/readme_example_${n}.c)")
+  endif()
+  execute_process(COMMAND "${WORK_DIR}/readme_example_${n}" WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("example ${n}:\n${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "README example ${n} exited with ${rc}")
+  endif()
+endwhile()
+if(n EQUAL 0)
+  message(FATAL_ERROR "no ```c block in ${README}")
 endif()
-execute_process(COMMAND "${WORK_DIR}/readme_example" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("${out}${err}")
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the README example exited with ${rc}")
-endif()
+message("${n} passed, 0 failed")

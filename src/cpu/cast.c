@@ -5,6 +5,7 @@
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define CAST_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -13,7 +14,6 @@
 
 /* Integer to signed type of the same width, wrapping as two's complement without implementation-defined casts. */
 static inline int32_t wrap_i32(uint32_t u) { return u <= INT32_MAX ? (int32_t)u : -(int32_t)(~u) - 1; }
-static inline int64_t wrap_i64(uint64_t u) { return u <= INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1; }
 
 /* ---- element conversions through two canonical forms: int64_t for integer sources (every int dtype fits)
  * and double for float sources (every float dtype is exact in it). */
@@ -158,12 +158,19 @@ __attribute__((target("avx,f16c"))) static int64_t f16c_f16_f32(void *dst, const
     return i;
 }
 
+/* AVX and F16C from CPUID leaf 1 (ECX bits 28 and 29), with the OS saving the AVX state (OSXSAVE, bit 27, and
+ * XCR0's SSE and AVX bits): clang 14's __builtin_cpu_supports does not know "f16c". */
 static bool has_f16c(void)
 {
     static int cached = -1;
     if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+        unsigned a, b, c, d;
+        cached = 0;
+        if (__get_cpuid(1, &a, &b, &c, &d) && (c >> 27 & 7) == 7) {
+            unsigned lo, hi;
+            __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+            cached = (lo & 6) == 6;
+        }
     }
     return cached;
 }

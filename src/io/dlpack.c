@@ -214,11 +214,14 @@ static wk_status import(const char *op, const DLTensor *dl, bool read_only, unsi
                         op, (unsigned long long)dl->byte_offset, (unsigned long long)es);
     char *ptr = (char *)dl->data + dl->byte_offset;
     bool negative = false;
-    for (int i = 0; dl->strides && i < dl->ndim; i++)
-        negative |= dl->strides[i] < 0 && dl->shape[i] > 1;
+    int64_t st[WK_MAX_RANK]; /* a dim of size 0 or 1 addresses nothing through its stride: any sign is fine */
+    for (int i = 0; dl->strides && i < dl->ndim; i++) {
+        st[i] = dl->shape[i] > 1 ? dl->strides[i] : 0;
+        negative |= st[i] < 0;
+    }
     if (!negative)
-        return wk_tensor_wrap_foreign(dev, dt, dl->ndim, dl->shape, dl->strides, ptr, read_only, owner_delete, o,
-                                      out);
+        return wk_tensor_wrap_foreign(dev, dt, dl->ndim, dl->shape, dl->strides ? st : NULL, ptr, read_only,
+                                      owner_delete, o, out);
     if (!(flags & WK_DLPACK_ALLOW_COPY))
         return wk_error(WK_ERR_INVALID_ARGUMENT,
                         "%s: the tensor has negative strides, which wick's views cannot hold: pass "
