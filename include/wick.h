@@ -525,8 +525,9 @@ wk_status wk_gguf_writer_add_tensor(wk_gguf_writer *w, const char *name, const w
 wk_status wk_gguf_writer_save(const wk_gguf_writer *w, const char *path);
 
 /* ---- .npy (numpy's format, versions 1.0, 2.0 and 3.0; little-endian; C or Fortran order). */
-/* Reads path to a tensor on dev; a Fortran-order file gives the transposed layout as strides of a zero-copy
- * view on the CPU (contiguous on a GPU). Types wick lacks: WK_ERR_DTYPE, or converted by _as. */
+/* Reads path to a tensor on dev (on the CPU a zero-copy read-only view of the mapped file where aligned); a
+ * Fortran-order file keeps its column-major layout as strides. Types wick lacks: WK_ERR_DTYPE, or converted by
+ * _as. */
 wk_status wk_npy_load(const char *path, wk_device *dev, wk_tensor **out);
 wk_status wk_npy_load_as(const char *path, wk_device *dev, wk_dtype dt, wk_tensor **out);
 /* Writes t (any device, any strides) as version 1.0 (2.0 when the header needs it), C order, atomically. */

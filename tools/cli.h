@@ -18,6 +18,8 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 
 int cmd_devices(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+/* `wick info FILE`: a safetensors, GGUF or .npy file's contents (cmd_info.c). */
+int cmd_info_file(const char *path, bool json);
 int cmd_check(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 

@@ -13,6 +13,7 @@ static const char usage_text[] =
     "commands:\n"
     "  devices [--json]           backends compiled in, and the devices each found (or what it looked for)\n"
     "  info [--json]              version, build type, build options, embedded GPU kernel targets\n"
+    "  info FILE [--json]         what a safetensors, GGUF or .npy file holds: metadata and tensors\n"
     "  check [--device D] [--op NAMES] [--seed N] [--json] [--quiet] [--list]\n"
     "                             run the case table against the float64 reference\n"
     "  bench [--device D] [--op NAMES] [--quick] [--json] [--list]\n"
@@ -163,7 +164,7 @@ void cli_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Parses the only option of devices and info. Returns -1 to go on, else an exit code. */
+/* Parses the only option of devices. Returns -1 to go on, else an exit code. */
 static int parse_json_only(int argc, char **argv, const char *cmd, bool *json)
 {
     for (int i = 1; i < argc; i++) {
@@ -232,12 +233,29 @@ int cmd_devices(int argc, char **argv)
 
 /* ---------------------------------------------------------------- wick info */
 
+static const char info_usage[] = "usage: wick info [FILE] [--json]\n"
+                                 "  without FILE: this build's version, options and kernel targets\n"
+                                 "  with FILE: a safetensors, GGUF or .npy file's metadata and tensors\n";
+
 int cmd_info(int argc, char **argv)
 {
     bool json = false;
-    int rc = parse_json_only(argc, argv, "info", &json);
-    if (rc >= 0)
-        return rc;
+    const char *file = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (cli_is_help(argv[i])) {
+            fputs(info_usage, stdout);
+            return CLI_OK;
+        } else if (argv[i][0] != '-' && !file) {
+            file = argv[i];
+        } else {
+            fprintf(stderr, "wick info: unexpected argument '%s'\n%s", argv[i], info_usage);
+            return CLI_USAGE;
+        }
+    }
+    if (file)
+        return cmd_info_file(file, json);
     wk_build_info bi;
     wk_get_build_info(&bi);
     const char *cuda = *bi.cuda_targets ? bi.cuda_targets : "none";
