@@ -542,7 +542,8 @@ struct DLManagedTensor;
  * ordered before work the consumer queues on that stream afterwards: -1 no ordering (the consumer
  * synchronises), 0 or 1 the legacy default stream, 2 the per-thread default stream, anything else a CUstream
  * / hipStream_t. Ignored for CPU tensors. The result's strides are always filled; its flags have READ_ONLY
- * where t is read-only. The consumer calls the result's deleter once; it drops wick's reference. */
+ * where t is read-only (the legacy struct has no flags: a read-only t is WK_ERR_INVALID_ARGUMENT there). The
+ * consumer calls the result's deleter once; it drops wick's reference. */
 wk_status wk_to_dlpack(const wk_tensor *t, int64_t consumer_stream, struct DLManagedTensorVersioned **out);
 wk_status wk_to_dlpack_legacy(const wk_tensor *t, int64_t consumer_stream, struct DLManagedTensor **out);
 /* Import flags. */

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # py-env.sh: makes .venv/ (python3 -m venv) holding what the interop tests use from PyPI -- numpy >= 2.1,
-# safetensors, gguf (gguf-py), ml_dtypes -- and DLPack's published header (include/dlpack/dlpack.h of the
+# safetensors, gguf (gguf-py), ml_dtypes, setuptools (pip install ./python builds with it) -- and DLPack's published header (include/dlpack/dlpack.h of the
 # apache-tvm-ffi wheel, unpacked into .venv/include; never installed) for the DLPack ABI check. Does nothing
 # when .venv already has them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python3
-PY_PACKAGES=("numpy>=2.1" safetensors gguf ml_dtypes)
+PY_PACKAGES=("numpy>=2.1" safetensors gguf ml_dtypes "setuptools>=70.1")
 have() {
     [ -x $PY ] && [ -f .venv/include/dlpack/dlpack.h ] &&
-        $PY -c "import numpy, safetensors, gguf, ml_dtypes; assert int(numpy.__version__.split('.')[0]) >= 2" \
+        $PY -c "import numpy, safetensors, gguf, ml_dtypes, setuptools; assert int(numpy.__version__.split('.')[0]) >= 2; \
+assert tuple(map(int, setuptools.__version__.split('.')[:2])) >= (70, 1)" \
             2>/dev/null
 }
 if have; then

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "wick.h"
+#include "wick_dlpack.h"
 
 #include "check.h"
 
@@ -154,6 +155,42 @@ static void test_transfers(wk_device *dev)
     wk_tensor_release(tr), wk_tensor_release(gt);
 }
 
+/* Large uploads: from pageable memory through the staging buffers (several chunks and a ragged tail), from
+ * page-locked memory directly; both byte-exact. Also DLPack's stream ordering and native stream. */
+static void test_staged_uploads(wk_device *dev)
+{
+    wk_device *cpu = NULL;
+    wk_device_get("cpu", &cpu);
+    int64_t n = (int64_t)(70 << 20) / 4 + 3; /* 70 MiB + 12 bytes: 3 chunks of 32 MiB, the last one short */
+    uint32_t *src = malloc((size_t)n * 4), *back = malloc((size_t)n * 4), *pinned = NULL;
+    for (int64_t i = 0; i < n && src; i++)
+        src[i] = (uint32_t)(i * 2654435761u);
+    wk_tensor *g = NULL, *h = NULL, *g2 = NULL;
+    CHECK(src && back && wk_tensor_from_host(dev, WK_U32, 1, &n, src, &g) == WK_OK, "staged upload");
+    CHECK(g && wk_tensor_to_host(g, back, (size_t)n * 4) == WK_OK && memcmp(src, back, (size_t)n * 4) == 0,
+          "staged upload is byte-exact");
+    CHECK(wk_host_alloc_pinned(dev, (size_t)n * 4, (void **)&pinned) == WK_OK, "pinned allocation");
+    if (pinned && src && back) {
+        memcpy(pinned, src, (size_t)n * 4);
+        CHECK(wk_tensor_wrap(cpu, WK_U32, 1, &n, NULL, pinned, NULL, NULL, &h) == WK_OK, "wrap pinned");
+        CHECK(wk_to_device(h, dev, &g2) == WK_OK, "upload from pinned memory");
+        memset(back, 0, (size_t)n * 4);
+        CHECK(g2 && wk_tensor_to_host(g2, back, (size_t)n * 4) == WK_OK && memcmp(src, back, (size_t)n * 4) == 0,
+              "pinned upload is byte-exact");
+    }
+    void *none = NULL;
+    CHECK(wk_host_alloc_pinned(cpu, 16, &none) == WK_ERR_UNSUPPORTED && none == NULL, "no pinned memory on cpu");
+    uintptr_t stream = 0;
+    CHECK(wk_device_native_stream(dev, &stream) == WK_OK && stream != 0, "a GPU device has a native stream");
+    DLManagedTensorVersioned *m = NULL;
+    CHECK(g && wk_to_dlpack(g, 1, &m) == WK_OK, "export ordered before the legacy default stream");
+    if (m)
+        m->deleter(m);
+    wk_tensor_release(g), wk_tensor_release(g2), wk_tensor_release(h);
+    wk_host_free_pinned(dev, pinned);
+    free(src), free(back);
+}
+
 /* A logical warp width the device cannot run is refused when it opens, naming the variable; the device then
  * opens normally without it. Runs before the device's first open (an open device stays open). */
 static void test_bad_logical_warp(const char *name)
@@ -197,6 +234,7 @@ int main(void)
             test_fresh_faults(dev);
             test_out_of_memory(dev);
             test_transfers(dev);
+            test_staged_uploads(dev);
             ran++;
         }
     }

@@ -90,6 +90,9 @@ wk_status wk_to_dlpack(const wk_tensor *t, int64_t consumer_stream, struct DLMan
 wk_status wk_to_dlpack_legacy(const wk_tensor *t, int64_t consumer_stream, struct DLManagedTensor **out)
 {
     dl_export *e = NULL;
+    if (t && t->storage->read_only)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "to_dlpack_legacy: the tensor is read-only and the legacy struct "
+                        "has no flag to say so: export it with wk_to_dlpack, or a wk_contiguous copy");
     WK_TRY(export_make("to_dlpack_legacy", t, consumer_stream, &e));
     e->l.manager_ctx = e;
     e->l.deleter = deleter_legacy;

@@ -108,6 +108,12 @@ static void test_import_variants(void)
     p.m.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
     CHECK(wk_from_dlpack(&p.m, 0, &t) == WK_OK && wk_tensor_is_read_only(t), "read-only import");
     CHECK(wk_fill(t, 1.0) == WK_ERR_INVALID_ARGUMENT && p.data[3] == 3.0f, "fill on read-only refused");
+    DLManagedTensorVersioned *rv = NULL;
+    DLManagedTensor *rl = NULL;
+    CHECK(wk_to_dlpack(t, -1, &rv) == WK_OK && rv->flags == DLPACK_FLAG_BITMASK_READ_ONLY, "re-export read-only");
+    if (rv)
+        rv->deleter(rv);
+    CHECK(wk_to_dlpack_legacy(t, -1, &rl) == WK_ERR_INVALID_ARGUMENT && rl == NULL, "no legacy read-only export");
     wk_tensor_release(t);
     producer_init(&p, 4, 8);
     p.m.dl_tensor.strides = NULL;
