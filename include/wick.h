@@ -520,6 +520,8 @@ wk_status wk_gguf_writer_set_string(wk_gguf_writer *w, const char *key, const ch
  * as uint8_t), or of n strings (elem_type WK_GGUF_STRING, values a const char *const *, lens their lengths). */
 wk_status wk_gguf_writer_set_array(wk_gguf_writer *w, const char *key, wk_gguf_type elem_type, uint64_t n,
                                    const void *values, const uint64_t *lens);
+/* Adds key with a copy of v, a value of an open file (any type, nested arrays included). */
+wk_status wk_gguf_writer_set_value(wk_gguf_writer *w, const char *key, const wk_gguf_value *v);
 /* The writer keeps a reference to t until it is freed. */
 wk_status wk_gguf_writer_add_tensor(wk_gguf_writer *w, const char *name, const wk_tensor *t);
 wk_status wk_gguf_writer_save(const wk_gguf_writer *w, const char *path);
