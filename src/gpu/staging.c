@@ -126,7 +126,13 @@ wk_status wk_gpu_upload(wk_gpu_dev *d, void *dst, const void *src, size_t bytes)
 {
     if (!bytes)
         return WK_OK;
-    if (bytes < WK_GPU_STAGE_MIN || is_pinned(src, bytes) || !d->rt->host_alloc)
+    if (is_pinned(src, bytes)) {
+        /* DMA straight from the caller's page-locked memory: asynchronous, so wait for it before returning
+         * (upload's contract: the caller may reuse src at once). */
+        WK_TRY(d->rt->copy_h2d(d->stream, dst, src, bytes));
+        return d->rt->stream_sync(d->stream);
+    }
+    if (bytes < WK_GPU_STAGE_MIN || !d->rt->host_alloc)
         return d->rt->copy_h2d(d->stream, dst, src, bytes);
     pthread_mutex_lock(&d->stage_lock);
     wk_status s = staged(d, dst, src, bytes);

@@ -75,15 +75,20 @@ wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
     if (dev == wk_dev(t))
         return wk_copy_contiguous(op, t, out);
     /* Across devices (and backends) the bytes go through host memory: source made contiguous on its own
-     * device, downloaded, uploaded. */
+     * device, then one upload from it (a CPU source), one download into the result (a CPU destination), or a
+     * download and an upload through a host buffer (between two GPUs). */
     wk_tensor *src = NULL, *dst = NULL;
     void *host = NULL;
     size_t bytes = (size_t)wk_tensor_numel(t) * wk_dtype_size(t->dtype);
     wk_status s = wk_tensor_is_contiguous(t) ? WK_OK : wk_copy_contiguous(op, t, &src);
     if (s == WK_OK)
         s = wk_alloc_output(op, dev, t->dtype, t->rank, t->shape, &dst);
-    if (s == WK_OK && bytes > 0) {
-        const wk_tensor *from = src ? src : t;
+    const wk_tensor *from = src ? src : t;
+    if (s == WK_OK && bytes > 0 && wk_be(from) == &wk_cpu_backend)
+        s = dev->backend->upload(dev, wk_tensor_data(dst), wk_tensor_data(from), bytes);
+    else if (s == WK_OK && bytes > 0 && dev->backend == &wk_cpu_backend)
+        s = wk_be(from)->download(wk_dev(from), wk_tensor_data(dst), wk_tensor_data(from), bytes);
+    else if (s == WK_OK && bytes > 0) {
         host = malloc(bytes);
         if (!host)
             s = wk_error(WK_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of host staging", op, bytes);
