@@ -59,6 +59,12 @@ struct wk_backend {
     /* Work that a foreign stream (the DLPack protocol's integer: 0/1 legacy default, 2 per-thread default, else
      * a handle) queues from now on waits for all work queued on dev so far. */
     wk_status (*order_stream)(wk_device *dev, int64_t stream);
+    /* An upload whose source bytes come from fill(ctx, buf, offset, n), which writes bytes [offset, offset + n)
+     * of the source into host memory buf and returns false on failure (a file read: the io/ loaders). fill
+     * may run on several host threads at once, for disjoint ranges. Optional: without it, io/ uploads from
+     * the mapping. */
+    wk_status (*upload_fill)(wk_device *dev, void *dst, size_t bytes, bool (*fill)(void *ctx, void *buf,
+                             size_t offset, size_t n), void *ctx);
     /* Page-locked host memory for fast uploads to dev (wk_host_alloc_pinned). */
     wk_status (*host_alloc_pinned)(wk_device *dev, size_t bytes, void **out);
     void (*host_free_pinned)(wk_device *dev, void *ptr);

@@ -178,6 +178,21 @@ static void test_staged_uploads(wk_device *dev)
         CHECK(g2 && wk_tensor_to_host(g2, back, (size_t)n * 4) == WK_OK && memcmp(src, back, (size_t)n * 4) == 0,
               "pinned upload is byte-exact");
     }
+    /* A file load of more than the staging threshold reads the file into the staging buffers (pread). */
+    wk_tensor *big = NULL, *loaded = NULL;
+    wk_safetensors *f = NULL;
+    const char *name = "big";
+    CHECK(wk_tensor_wrap(cpu, WK_U32, 1, &n, NULL, src, NULL, NULL, &big) == WK_OK, "wrap for save");
+    CHECK(big && wk_safetensors_save("test_gpu_big.safetensors", 1, &name, (const wk_tensor *const *)&big, 0, NULL,
+                                     NULL) == WK_OK, "save 70 MiB");
+    CHECK(wk_safetensors_open("test_gpu_big.safetensors", &f) == WK_OK &&
+              wk_safetensors_load(f, "big", dev, &loaded) == WK_OK, "load 70 MiB to the GPU");
+    memset(back, 0, (size_t)n * 4);
+    CHECK(loaded && wk_tensor_to_host(loaded, back, (size_t)n * 4) == WK_OK && memcmp(src, back, (size_t)n * 4) == 0,
+          "the file load is byte-exact");
+    wk_safetensors_close(f);
+    wk_tensor_release(loaded), wk_tensor_release(big);
+    remove("test_gpu_big.safetensors");
     void *none = NULL;
     CHECK(wk_host_alloc_pinned(cpu, 16, &none) == WK_ERR_UNSUPPORTED && none == NULL, "no pinned memory on cpu");
     uintptr_t stream = 0;

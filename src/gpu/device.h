@@ -13,6 +13,8 @@
 #define WK_GPU_CACHE_MIN_SHIFT 8
 #define WK_GPU_CACHE_CLASSES 13
 #define WK_GPU_CACHE_DEPTH 32
+/* The ring of staging buffers (staging.c). */
+#define WK_GPU_STAGE_BUFFERS 3
 
 struct wk_gpu_dev {
     wk_device base; /* base.impl points back here */
@@ -29,10 +31,11 @@ struct wk_gpu_dev {
     pthread_mutex_t cache_lock;
     void *cache[WK_GPU_CACHE_CLASSES][WK_GPU_CACHE_DEPTH];
     int cache_count[WK_GPU_CACHE_CLASSES];
-    /* Two page-locked buffers for large uploads from pageable memory, made on first use (staging.c). */
+    /* Page-locked buffers for large uploads from pageable memory, made on first use (staging.c). */
     pthread_mutex_t stage_lock;
-    void *stage[2];
-    wk_gpu_handle stage_done[2]; /* recorded after each buffer's copy */
+    void *stage[WK_GPU_STAGE_BUFFERS];
+    wk_gpu_handle stage_done[WK_GPU_STAGE_BUFFERS]; /* recorded after each buffer's copy */
+    int stage_next;                                 /* the ring's next buffer */
 };
 
 /* Per vendor: its devices, opened on first use and kept for the process (backend.c). */
@@ -60,6 +63,8 @@ wk_status wk_gpu_order_stream(wk_device *dev, int64_t stream);
 /* staging.c: uploads (direct from wick's page-locked memory, through the staging buffers from pageable memory
  * of WK_GPU_STAGE_MIN bytes or more), and the pinned-memory slots. */
 wk_status wk_gpu_upload(wk_gpu_dev *d, void *dst, const void *src, size_t bytes);
+wk_status wk_gpu_upload_fill(wk_device *dev, void *dst, size_t bytes,
+                             bool (*fill)(void *ctx, void *buf, size_t offset, size_t n), void *ctx);
 wk_status wk_gpu_host_alloc_pinned(wk_device *dev, size_t bytes, void **out);
 void wk_gpu_host_free_pinned(wk_device *dev, void *ptr);
 

@@ -205,7 +205,7 @@ static wk_status copy_flipped(const char *op, wk_device *dev, wk_dtype dt, int r
 static wk_status import(const char *op, const DLTensor *dl, bool read_only, unsigned flags, dl_owner *o,
                         wk_tensor **out)
 {
-    wk_dtype dt;
+    wk_dtype dt = WK_U8;
     wk_device *dev = NULL;
     if (dl->ndim < 0 || dl->ndim > WK_MAX_RANK || (dl->ndim > 0 && !dl->shape))
         return wk_error(WK_ERR_SHAPE, "%s: ndim %d outside 0..%d (or no shape)", op, (int)dl->ndim, WK_MAX_RANK);

@@ -45,8 +45,8 @@ wk_status wk_file_map_open(const char *path, wk_file_map **out)
         m->base = p;
         m->size = (size_t)st.st_size;
     }
-    close(fd); /* the mapping keeps the file */
     atomic_init(&m->refcount, 1);
+    m->fd = fd;
     m->path = name;
     *out = m;
     return WK_OK;
@@ -63,6 +63,7 @@ void wk_file_map_release(wk_file_map *m)
     if (m && atomic_fetch_sub(&m->refcount, 1) == 1) {
         if (m->base)
             munmap((void *)m->base, m->size);
+        close(m->fd);
         free(m->path);
         free(m);
     }

@@ -20,6 +20,7 @@ typedef struct wk_file_map {
     const unsigned char *base;
     size_t size;
     char *path;
+    int fd; /* kept open: GPU loads read the file straight into page-locked buffers (pread) */
 } wk_file_map;
 
 /* Opens and maps path (WK_ERR_IO naming the file and the system's reason); one reference. */
