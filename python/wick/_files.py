@@ -4,7 +4,7 @@ from ctypes import byref, c_char_p, c_int64, c_void_p
 
 import numpy as np
 
-from ._lib import SafetensorsInfo, device as _device, lib, out
+from ._lib import FileHandle, SafetensorsInfo, device as _device, lib, out
 from ._tensor import Tensor, call, dtype_code, from_numpy, take
 
 
@@ -21,33 +21,17 @@ def _c_strings(strings):
     return (c_char_p * max(len(bs), 1))(*bs)
 
 
-class safe_open:
+class safe_open(FileHandle):
     """An open safetensors file (wk_safetensors_open): keys(), metadata(), info(name), get_tensor(name).
     Loaded tensors stay valid after close(); a context manager closes the handle."""
+
+    _close = "wk_safetensors_close"
 
     def __init__(self, path):
         self._h = None
         h = out()
         lib.wk_safetensors_open(_path(path), byref(h))
         self._h = h.value
-
-    def close(self):
-        if self._h:
-            lib.wk_safetensors_close(self._h)
-            self._h = None
-
-    __del__ = close
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def _handle(self):
-        if not self._h:
-            raise ValueError("safe_open: the file is closed")
-        return self._h
 
     def _info(self, i):
         info = SafetensorsInfo()

@@ -3,7 +3,7 @@ import ctypes
 import os
 from ctypes import byref, c_bool, c_double, c_int, c_int64, c_uint64, c_void_p
 
-from ._lib import GGUFInfo, WickError, device as _device, lib, out
+from ._lib import FileHandle, GGUFInfo, WickError, device as _device, lib, out
 from ._tensor import Tensor, call, dtype_code, from_numpy
 
 # The GGUF metadata value types (wk_gguf_type), and the C type of each scalar one.
@@ -45,8 +45,10 @@ def _value(v):
     return r.value
 
 
-class GGUFFile:
+class GGUFFile(FileHandle):
     """An open GGUF file: version, alignment, metadata (dict), tensor_infos (list of dicts), load, load_raw."""
+
+    _close = "wk_gguf_close"
 
     def __init__(self, path):
         self._h = None
@@ -69,24 +71,6 @@ class GGUFFile:
                 "ggml_type_name": info.ggml_type_name.decode(), "type": lib.wk_file_type_name(info.type).decode(),
                 "ne": tuple(info.ne[:info.rank]), "shape": tuple(info.shape[:info.rank]), "offset": info.offset,
                 "bytes": info.bytes}
-
-    def close(self):
-        if self._h:
-            lib.wk_gguf_close(self._h)
-            self._h = None
-
-    __del__ = close
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def _handle(self):
-        if not self._h:
-            raise ValueError("GGUFFile: the file is closed")
-        return self._h
 
     def load(self, name, device="cpu", dtype=None):
         """A tensor of a wick dtype (dtype: convert on load, wk_gguf_load_as)."""

@@ -274,6 +274,32 @@ def out():
     return c_void_p()
 
 
+class FileHandle:
+    """An open wick file (self._h, a wk_* handle): close() releases it once through the wk_*_close function
+    that the subclass's _close names; so do __del__ and the end of a with block. _handle() refuses a closed
+    file with ValueError("<class name>: the file is closed")."""
+    _close = None  # the C function's name, e.g. "wk_gguf_close"
+    _h = None
+
+    def close(self):
+        if self._h:
+            getattr(lib, self._close)(self._h)
+            self._h = None
+
+    __del__ = close
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _handle(self):
+        if not self._h:
+            raise ValueError(f"{type(self).__name__}: the file is closed")
+        return self._h
+
+
 def i64_array(values):
     values = [int(v) for v in values]
     return (c_int64 * max(len(values), 1))(*values)

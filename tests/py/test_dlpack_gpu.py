@@ -13,16 +13,7 @@ import numpy as np
 
 import wick
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", what, flush=True)
+from checks import check, fail, summary
 
 
 def with_torch():
@@ -116,8 +107,6 @@ for name, fn in (("torch", with_torch), ("cupy", with_cupy), ("jax", with_jax)):
     try:
         fn()
     except Exception as e:  # a library missing or broken is a failure here, never a skip
-        failed += 1
-        print(f"FAIL {name}: {type(e).__name__}: {e}", flush=True)
+        fail(f"{name}: {type(e).__name__}: {e}")
 gc.collect()
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(summary())

@@ -5,7 +5,6 @@ copy=True: WK_DLPACK_ALLOW_COPY), strided and offset views, every dtype, unsuppo
 Runs with LIBWICK and PYTHONPATH=python set."""
 import gc
 import sys
-import traceback
 
 import ml_dtypes
 import numpy as np
@@ -13,17 +12,10 @@ import numpy as np
 import wick
 from wick import _dlpack
 
-PASSED, FAILED = [0], [0]
+from checks import check, run, summary
+
 NP_DTYPES = {"u8": np.uint8, "u32": np.uint32, "i32": np.int32, "i64": np.int64, "f16": np.float16,
              "f32": np.float32, "f64": np.float64}
-
-
-def check(cond, what):
-    if cond:
-        PASSED[0] += 1
-    else:
-        FAILED[0] += 1
-        print("FAIL:", what)
 
 
 def raises(exc, fn, what, status=None, needle=None):
@@ -296,16 +288,9 @@ def test_dtypes():
 def main():
     tests = [test_wick_to_numpy, test_numpy_to_wick, test_deleter_once, test_capsules, test_read_only,
              test_negative_strides, test_dtypes]
-    for t in tests:
-        try:
-            t()
-        except Exception:
-            FAILED[0] += 1
-            print(f"FAIL: {t.__name__} raised:")
-            traceback.print_exc()
+    run(tests)
     gc.collect()
-    print(f"{PASSED[0]} passed, {FAILED[0]} failed")
-    return 1 if FAILED[0] else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -18,18 +18,10 @@ import gguf
 from gguf import GGMLQuantizationType as Q
 from gguf import GGUFValueType as VT
 
+from checks import check, summary
+
 TOOL = sys.argv[1]
-passed = failed = 0
 WICK_TYPES = {Q.F32, Q.F16, Q.BF16, Q.F64, Q.I32, Q.I64}
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def tool(*args):
@@ -238,8 +230,7 @@ def main():
         compare_dump(v2, "version 2")
 
         damaged_checks(rich, data)
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    sys.exit(summary())
 
 
 def damaged_checks(rich, data):

@@ -10,17 +10,9 @@ import tempfile
 
 import numpy as np
 
+from checks import check, summary
+
 TOOL = sys.argv[1]
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def tool(*args):
@@ -164,5 +156,4 @@ check(r.returncode == 1 and "WK_ERR_FILE" in r.stderr and "truncated" in r.stder
 for name in os.listdir(tmp):
     os.remove(os.path.join(tmp, name))
 os.rmdir(tmp)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(summary())

@@ -11,24 +11,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 
 import ml_dtypes
 import numpy as np
 
 import wick
 
+from checks import check, run, summary
+
 RNG = np.random.default_rng(1234)
-PASSED, FAILED = [0], [0]
 TOL = {"f16": (2e-3, 2e-3), "bf16": (1.6e-2, 1.6e-2), "f32": (2e-5, 2e-6), "f64": (1e-11, 1e-12)}
-
-
-def check(cond, what):
-    if cond:
-        PASSED[0] += 1
-    else:
-        FAILED[0] += 1
-        print("FAIL:", what)
 
 
 def close(got, ref, dtype, what, tol=None):
@@ -660,17 +652,10 @@ def main():
              test_operators_and_properties, test_errors, test_numpy_round_trips, lambda: test_files(tmp), test_gpu,
              lambda: test_readme(tmp), lambda: test_pip_install(tmp)]
     try:
-        for t in tests:
-            try:
-                t()
-            except Exception:
-                FAILED[0] += 1
-                print(f"FAIL: {getattr(t, '__name__', t)} raised:")
-                traceback.print_exc()
+        run(tests)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{PASSED[0]} passed, {FAILED[0]} failed")
-    return 1 if FAILED[0] else 0
+    return summary()
 
 
 if __name__ == "__main__":

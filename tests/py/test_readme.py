@@ -6,18 +6,18 @@ import re
 import sys
 import tempfile
 
+from checks import check, fail, summary
+
 readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
 blocks = re.findall(r"```python\n(.*?)```", open(readme).read(), re.S)
-failed = 0
 os.chdir(tempfile.mkdtemp())
 for i, code in enumerate(blocks, 1):
     try:
         exec(compile(code, f"README.md python block {i}", "exec"), {"__name__": "__readme__"})
     except Exception as e:
-        failed += 1
-        print(f"FAIL block {i}: {type(e).__name__}: {e}")
+        fail(f"block {i}: {type(e).__name__}: {e}")
+    else:
+        check(True, f"block {i}")
 if not blocks:
-    print("FAIL: no ```python block in README.md")
-    failed += 1
-print(f"{len(blocks) - failed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+    fail("no ```python block in README.md")
+sys.exit(summary())

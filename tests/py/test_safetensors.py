@@ -19,17 +19,9 @@ import numpy as np
 from safetensors import deserialize, safe_open
 from safetensors.numpy import load_file, save_file
 
+from checks import check, summary
+
 TOOL = sys.argv[1]
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", what)
 
 
 def tool(*args):
@@ -183,8 +175,7 @@ def main():
         test_read_and_copy(tmp, rng)
         test_types_wick_lacks(tmp, rng)
         test_damaged(tmp, rng)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed or not passed else 0
+    return summary()
 
 
 if __name__ == "__main__":
