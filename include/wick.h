@@ -51,6 +51,31 @@ const char *wk_status_string(wk_status s);
  * library and stays valid until the next wick call on this thread. */
 const char *wk_last_error(void);
 
+/* ---------------------------------------------------------------- threads
+ * wick may be called from any number of threads at once, under these rules (tests/io/test_threads.c, run
+ * under ThreadSanitizer in CI by scripts/tsan.sh):
+ *  - Errors are per thread: wk_last_error() is the last failure of the calling thread only.
+ *  - Devices are process-wide: wk_device_get may be called from any thread, first use included (a backend is
+ *    probed and a device opened once; every thread gets the same wk_device). wk_device_sync, too.
+ *  - A tensor handle and its views may be shared between threads. Any number of threads may read one at once
+ *    (use it as an op's input, make views of it, wk_tensor_to_host, the accessors). wk_tensor_retain and
+ *    wk_tensor_release may be called from any thread (atomic reference counts on handles and storage): the
+ *    memory is freed by whichever release is last. A handle must not be used after its own release.
+ *  - Writing is the caller's to order: an in-place op (wk_fill, wk_copy_into, wk_slice_set, wk_copy2d,
+ *    wk_*_inplace), or writing memory behind a wrapped or imported tensor, while another thread reads or
+ *    writes any view of the same storage is a data race, as in C.
+ *  - A GPU device has one stream: ops called on it from several threads are queued there in the order the
+ *    calls reach wick, so an op that returns before another thread's call begins runs first on the GPU (no
+ *    sync needed between them). A device-side fault (an index out of range in a kernel) is reported by
+ *    whichever thread next synchronises with the device (wk_device_sync, wk_tensor_to_host).
+ *  - On a GPU, wick makes the device's context current on the calling thread. Code that changes that
+ *    thread's current CUDA/HIP context between wick calls must restore it first.
+ *  - CPU ops run on the calling thread and its OpenMP team (and OpenBLAS's threads for matmul); T threads
+ *    each calling wick may start T teams: set OMP_NUM_THREADS to share the cores.
+ *  - An open wk_safetensors or wk_gguf may be read (info, find, metadata, loads) from several threads at
+ *    once; close it when no thread uses it (loaded tensors stay valid). A wk_gguf_writer is used by one
+ *    thread at a time. */
+
 /* ---------------------------------------------------------------- dtypes */
 typedef enum wk_dtype {
     WK_U8 = 0,

@@ -21,7 +21,7 @@ void wk_contiguous_strides(int rank, const int64_t *shape, int64_t *strides)
     int64_t s = 1;
     for (int i = rank - 1; i >= 0; i--) {
         strides[i] = s;
-        s *= shape[i] > 0 ? shape[i] : 1;
+        s = wk_mul_sat(s, shape[i] > 0 ? shape[i] : 1); /* saturates only for an empty tensor's strides */
     }
 }
 

@@ -58,6 +58,13 @@ static inline void *wk_tensor_data(const wk_tensor *t)
     return (char *)t->storage->data + (size_t)t->offset * wk_dtype_size(t->dtype);
 }
 
+/* a * b for a, b >= 0, INT64_MAX where that overflows: for strides of dims that address nothing (an empty
+ * tensor's, a size-1 dim's), whose value does not matter but whose arithmetic must stay defined. */
+static inline int64_t wk_mul_sat(int64_t a, int64_t b)
+{
+    return b > 0 && a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
 /* Product of shape (1 for rank 0). */
 int64_t wk_numel(int rank, const int64_t *shape);
 /* Row-major strides for shape. */

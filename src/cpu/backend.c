@@ -1,5 +1,6 @@
 /* backend.c: the CPU backend's table, its single device, and host memory. Every CPU op is synchronous,
  * so sync has nothing to wait for and errors are returned by the op itself. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,18 @@
 
 static wk_device cpu_device = {.backend = &wk_cpu_backend, .name = "cpu", .ordinal = 0, .impl = NULL};
 
+/* The probe's text, written once: any thread may probe (every wk_device_get does), and several at once. */
+static char detail[96];
+static pthread_once_t detail_once = PTHREAD_ONCE_INIT;
+
+static void detail_init(void)
+{
+    snprintf(detail, sizeof detail, "host CPU, %d thread(s), OpenBLAS for matmul", wk_cpu_threads());
+}
+
 wk_status wk_cpu_probe(wk_backend_info *info)
 {
-    static char detail[96];
-    snprintf(detail, sizeof detail, "host CPU, %d thread(s), OpenBLAS for matmul", wk_cpu_threads());
+    pthread_once(&detail_once, detail_init);
     info->name = "cpu";
     info->available = true;
     info->device_count = 1;
@@ -30,15 +39,20 @@ wk_status wk_cpu_device(int ordinal, wk_device **out)
 }
 
 /* WICK_POISON=1 fills new allocations with 0xff bytes (NaN for every float dtype, all ones for ints)
- * so a test sees any element an op forgot to write. Read once. */
+ * so a test sees any element an op forgot to write. Read once, by whichever thread allocates first. */
+static bool poison;
+static pthread_once_t poison_once = PTHREAD_ONCE_INIT;
+
+static void poison_init(void)
+{
+    const char *v = getenv("WICK_POISON");
+    poison = v && *v && strcmp(v, "0") != 0;
+}
+
 static bool poison_enabled(void)
 {
-    static int cached = -1;
-    if (cached < 0) {
-        const char *v = getenv("WICK_POISON");
-        cached = v && *v && strcmp(v, "0") != 0;
-    }
-    return cached;
+    pthread_once(&poison_once, poison_init);
+    return poison;
 }
 
 /* 64-byte alignment for vector loads and to keep threads off each other's cache lines. */

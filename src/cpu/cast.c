@@ -1,6 +1,8 @@
 /* cast.c: the CPU's dtype conversion, all 8x8 pairs, strided, with the rules of wk_cast; vectorised
  * contiguous paths for f32 <-> f16 / bf16 / f64 / i32 (F16C chosen at run time on x86); and arange,
  * whose f64 values take the same conversions. */
+#include <pthread.h>
+
 #include "cpu/cpu.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -63,7 +65,8 @@ static inline void st_f64_flt(void *p, double v) { *(double *)p = v; }
 
 typedef int64_t (*cast_fast_fn)(void *dst, const void *src, int64_t n);
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(CAST_X86) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(CAST_X86) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
 #define CAST_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define CAST_CLONES
@@ -160,19 +163,24 @@ __attribute__((target("avx,f16c"))) static int64_t f16c_f16_f32(void *dst, const
 
 /* AVX and F16C from CPUID leaf 1 (ECX bits 28 and 29), with the OS saving the AVX state (OSXSAVE, bit 27, and
  * XCR0's SSE and AVX bits): clang 14's __builtin_cpu_supports does not know "f16c". */
+static bool f16c_found;
+static pthread_once_t f16c_once = PTHREAD_ONCE_INIT;
+
+static void find_f16c(void)
+{
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c >> 27 & 7) == 7) {
+        unsigned lo, hi;
+        __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        f16c_found = (lo & 6) == 6;
+    }
+}
+
+/* Found once, by whichever thread casts first (several may at once). */
 static bool has_f16c(void)
 {
-    static int cached = -1;
-    if (cached < 0) {
-        unsigned a, b, c, d;
-        cached = 0;
-        if (__get_cpuid(1, &a, &b, &c, &d) && (c >> 27 & 7) == 7) {
-            unsigned lo, hi;
-            __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-            cached = (lo & 6) == 6;
-        }
-    }
-    return cached;
+    pthread_once(&f16c_once, find_f16c);
+    return f16c_found;
 }
 #endif
 

@@ -9,9 +9,10 @@
 #include "cpu/cpu.h"
 
 /* The build uses plain -O3 (SSE2 on x86-64): contiguous kernels also get AVX2 and AVX-512 clones, picked at
- * load time through ifunc (GCC 11+ on x86-64 ELF; elsewhere the SSE2 loops alone). */
+ * load time through ifunc (GCC 11+ on x86-64 ELF; elsewhere the SSE2 loops alone). Not under ThreadSanitizer:
+ * the loader runs the resolvers before TSan's runtime is set up, and GCC instruments them (a crash at load). */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && __GNUC__ >= 11 && \
-    defined(__x86_64__) && defined(__ELF__)
+    defined(__x86_64__) && defined(__ELF__) && !defined(__SANITIZE_THREAD__)
 #define WK_VEC_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define WK_VEC_CLONES

@@ -171,14 +171,20 @@ wk_status wk_gpu_launch(wk_gpu_dev *d, wk_gpu_kset set, int a, int b, int w, wk_
 /* Grid-stride kernels get at most this many waves of full occupancy (2048 resident threads per
  * multiprocessor): enough to keep every SM busy while a loop amortises block start-up.
  * WICK_GPU_GRID_WAVES overrides it (a tuning knob for benchmarks). */
+static int64_t waves;
+static pthread_once_t waves_once = PTHREAD_ONCE_INIT;
+
+static void waves_init(void)
+{
+    const char *v = getenv("WICK_GPU_GRID_WAVES");
+    long long n = v ? atoll(v) : 0;
+    waves = n > 0 ? n : 32;
+}
+
+/* Read once, by whichever thread launches first (several may at once). */
 static int64_t grid_waves(void)
 {
-    static int64_t waves = 0;
-    if (waves == 0) {
-        const char *v = getenv("WICK_GPU_GRID_WAVES");
-        long long n = v ? atoll(v) : 0;
-        waves = n > 0 ? n : 32;
-    }
+    pthread_once(&waves_once, waves_init);
     return waves;
 }
 

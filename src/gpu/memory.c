@@ -55,6 +55,16 @@ static void cache_release(wk_gpu_dev *d)
     pthread_mutex_unlock(&d->cache_lock);
 }
 
+/* WICK_POISON, read once by whichever thread allocates first (several may at once). */
+static bool poison;
+static pthread_once_t poison_once = PTHREAD_ONCE_INIT;
+
+static void poison_init(void)
+{
+    const char *v = getenv("WICK_POISON");
+    poison = v && *v && strcmp(v, "0") != 0;
+}
+
 wk_status wk_gpu_slot_alloc(wk_device *dev, size_t bytes, void **ptr)
 {
     wk_gpu_dev *d = wk_gpu_enter(dev);
@@ -77,11 +87,7 @@ wk_status wk_gpu_slot_alloc(wk_device *dev, size_t bytes, void **ptr)
     }
     /* WICK_POISON=1: fresh memory is all ones (NaN for floats) so a test sees unwritten elements. */
     if (s == WK_OK && bytes) {
-        static int poison = -1;
-        if (poison < 0) {
-            const char *v = getenv("WICK_POISON");
-            poison = v && *v && strcmp(v, "0") != 0;
-        }
+        pthread_once(&poison_once, poison_init);
         if (poison && (s = wk_gpu_memset(d, *ptr, 0xff, bytes)) != WK_OK)
             wk_gpu_free(d, *ptr);
     }

@@ -163,18 +163,24 @@ static wk_status device_of(const char *op, DLDevice d, wk_device **out)
 static wk_status copy_flipped(const char *op, wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
                               const int64_t *strides, char *ptr, wk_tensor **out)
 {
-    int64_t st[WK_MAX_RANK], es = (int64_t)wk_dtype_size(dt);
-    char *low = ptr;
-    for (int i = 0; i < rank; i++) {
+    int64_t st[WK_MAX_RANK], es = (int64_t)wk_dtype_size(dt), back = 0; /* elements below ptr */
+    bool empty = false;
+    for (int i = 0; i < rank; i++)
+        empty |= shape[i] == 0;
+    for (int i = 0; i < rank; i++) { /* overflow-checked before the negation and the sum */
+        if (strides[i] < 0 && shape[i] > 1 && strides[i] < -((INT64_MAX / es - back) / (shape[i] - 1)))
+            return wk_error(WK_ERR_SHAPE, "%s: dim %d of size %lld with stride %lld spans more than 2^63 bytes", op,
+                            i, (long long)shape[i], (long long)strides[i]);
         st[i] = strides[i] < 0 ? -strides[i] : strides[i];
-        if (strides[i] < 0 && shape[i] > 0)
-            low += (shape[i] - 1) * strides[i] * es;
+        if (strides[i] < 0 && shape[i] > 1)
+            back += (shape[i] - 1) * st[i];
     }
+    char *low = empty || !ptr ? ptr : ptr - back * es; /* nothing addressed: no lowest element */
     wk_tensor *t = NULL;
     WK_TRY(wk_tensor_wrap_foreign(dev, dt, rank, shape, st, low, true, NULL, NULL, &t));
     wk_status s = WK_OK;
     for (int i = 0; i < rank && s == WK_OK; i++) {
-        if (strides[i] >= 0 || shape[i] < 2)
+        if (empty || strides[i] >= 0 || shape[i] < 2) /* an empty tensor has nothing to flip */
             continue;
         wk_tensor *ids = NULL, *f = NULL;
         s = wk_arange(dev, WK_I64, (double)(shape[i] - 1), -1.0, -1.0, &ids);
@@ -215,7 +221,7 @@ static wk_status import(const char *op, const DLTensor *dl, bool read_only, unsi
     if (dl->byte_offset % es)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: byte_offset %llu is not a multiple of the element size %llu",
                         op, (unsigned long long)dl->byte_offset, (unsigned long long)es);
-    char *ptr = (char *)dl->data + dl->byte_offset;
+    char *ptr = dl->data ? (char *)dl->data + dl->byte_offset : NULL; /* NULL + offset is undefined in C */
     bool negative = false;
     int64_t st[WK_MAX_RANK]; /* a dim of size 0 or 1 addresses nothing through its stride: any sign is fine */
     for (int i = 0; dl->strides && i < dl->ndim; i++) {
@@ -229,7 +235,7 @@ static wk_status import(const char *op, const DLTensor *dl, bool read_only, unsi
         return wk_error(WK_ERR_INVALID_ARGUMENT,
                         "%s: the tensor has negative strides, which wick's views cannot hold: pass "
                         "WK_DLPACK_ALLOW_COPY to import a copy", op);
-    WK_TRY(copy_flipped(op, dev, dt, dl->ndim, dl->shape, dl->strides, ptr, out));
+    WK_TRY(copy_flipped(op, dev, dt, dl->ndim, dl->shape, st, ptr, out)); /* st: 0 for dims of size 0, 1 */
     owner_delete(o); /* the copy is wick's own: the producer's memory goes back at once */
     return WK_OK;
 }

@@ -185,7 +185,7 @@ wk_status wk_unsqueeze(const wk_tensor *t, int dim, wk_tensor **out)
     for (int i = 0, j = 0; i <= t->rank; i++) {
         if (i == d) {
             sh[i] = 1;
-            st[i] = i < t->rank ? t->strides[j] * t->shape[j] : 1;
+            st[i] = i < t->rank ? wk_mul_sat(t->strides[j], t->shape[j]) : 1; /* a size-1 dim: any stride */
         } else {
             sh[i] = t->shape[j];
             st[i] = t->strides[j++];
