@@ -608,9 +608,11 @@ def test_pip_install(tmp):
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
     pkg = shutil.copytree(src, os.path.join(tmp, "python"), ignore=shutil.ignore_patterns("__pycache__"))
     env_dir = os.path.join(tmp, "venv")
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", env_dir], check=True)
+    # without pip: a new venv's own bundled pip and setuptools (65 on Python 3.11) would shadow this
+    # environment's, and that setuptools cannot build a wheel offline without the `wheel` package
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", env_dir], check=True)
     py = os.path.join(env_dir, "bin", "python")
-    # the new environment sees this one's site-packages (numpy, setuptools) through a .pth file
+    # the new environment sees this one's site-packages (numpy, pip, setuptools) through a .pth file
     site = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], check=True,
                           capture_output=True, text=True).stdout.strip()
     with open(os.path.join(site, "parent.pth"), "w") as f:
