@@ -150,6 +150,30 @@ wk_status wk_tensor_to_host(const wk_tensor *t, void *dst, size_t dst_bytes);
  *    into an empty dim is WK_ERR_INDEX_OUT_OF_RANGE, as any index outside [0, size).
  *  - Parameter checks still apply (a conv kernel larger than the padded input is WK_ERR_SHAPE, empty or not). */
 
+/* Limits (tests/io/test_limits.c, on every device):
+ *  - Rank 0..WK_MAX_RANK (8). A rank outside it is WK_ERR_SHAPE: as an argument (wk_tensor_empty, zeros/ones/full,
+ *    rand_*, from_host, wrap, reshape, broadcast_to, as_strided) or as a result (unsqueeze of rank 8); so are a
+ *    dim or perm entry outside [-rank, rank) and more reduce dims than the rank.
+ *  - Size: every tensor, views included, has sizes >= 0 and numel * dtype size <= INT64_MAX bytes, a size 0
+ *    counted as 1 (an empty [0, n] needs n * size within it, in any order of sizes). Past it (or a negative
+ *    size): WK_ERR_SHAPE, before any allocation; also for op results (cat, binary broadcast, matmul batch,
+ *    conv/pool/upsample outputs). Within it, memory the device cannot give: WK_ERR_OUT_OF_MEMORY.
+ *  - Views: as_strided strides/offset >= 0, last element offset + sum (size-1)*stride inside the storage (and
+ *    int64), an empty view's offset <= the storage's element count; narrow 0 <= start, len, start+len <= size;
+ *    copy2d blocks inside each storage. Else WK_ERR_SHAPE (copy2d negative arguments: WK_ERR_INVALID_ARGUMENT).
+ *  - Indices: u8, u32, i32, i64 (float ids: WK_ERR_DTYPE), read in their own type (a u32 >= 2^31 is positive).
+ *    Valid range [0, size) for every dtype: no negative counting from the end; -1, INT64_MIN, INT32_MIN, a
+ *    UINT32_MAX past the dim... are WK_ERR_INDEX_OUT_OF_RANGE (GPU: at the next sync), nothing touched.
+ *  - wk_arange: a length over INT64_MAX / 16 (~5.8e17) or infinite is WK_ERR_SHAPE; then the size rule.
+ *  - conv stride, dilation in [1, 2^31], padding in [0, 2^31] (WK_ERR_INVALID_ARGUMENT); pool kernel, stride
+ *    >= 1, 0 <= padding <= kernel/2 (WK_ERR_INVALID_ARGUMENT), an input size past INT64_MAX - padding
+ *    WK_ERR_SHAPE; upsample output sizes >= 1 (WK_ERR_SHAPE).
+ *  - GPUs: counts, offsets and index values are 64-bit in every kernel, so any tensor within the size rule
+ *    works, dims over INT32_MAX / UINT32_MAX elements included. 32-bit arithmetic is only a fast path chosen by
+ *    the host when the launch fits it (n <= UINT32_MAX element-wise, < 2^31 pool/upsample); grids are capped
+ *    at INT32_MAX blocks and kernels loop. cuBLAS uses its _64 API past int sizes (else WK_ERR_UNSUPPORTED);
+ *    cuDNN is used only when sizes fit int, else wick's own conv kernels. */
+
 void wk_tensor_retain(wk_tensor *t);  /* adds a reference; NULL is a no-op */
 void wk_tensor_release(wk_tensor *t); /* drops a reference; NULL is a no-op */
 

@@ -6,6 +6,7 @@
 
 #include "backend.h"
 #include "core/error.h"
+#include "core/fault.h"
 
 static const wk_backend *const backends[] = {
     &wk_cpu_backend,
@@ -105,6 +106,8 @@ wk_status wk_host_alloc_pinned(wk_device *dev, size_t bytes, void **out)
     if (!dev->backend->host_alloc_pinned)
         return wk_error(WK_ERR_UNSUPPORTED, "host_alloc_pinned: %s has no page-locked memory (a GPU device has)",
                         dev->name);
+    if (wk_fi_fail(WK_FI_DEVICE))
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "host_alloc_pinned: cannot allocate %zu bytes (injected)", bytes);
     return dev->backend->host_alloc_pinned(dev, bytes, out);
 }
 

@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "core/error.h"
+#include "core/fault.h"
 
 int64_t wk_numel(int rank, const int64_t *shape)
 {
@@ -36,22 +37,27 @@ static void storage_release(wk_storage *s)
     }
 }
 
-static wk_status check_shape(int rank, const int64_t *shape, int64_t elsize, size_t *bytes)
+wk_status wk_check_shape(const char *op, int rank, const int64_t *shape, int64_t elsize, size_t *bytes)
 {
     char buf[160];
     if (rank < 0 || rank > WK_MAX_RANK)
-        return wk_error(WK_ERR_SHAPE, "tensor: rank %d outside 0..%d", rank, WK_MAX_RANK);
+        return wk_error(WK_ERR_SHAPE, "%s: rank %d outside 0..%d", op, rank, WK_MAX_RANK);
     if (rank > 0 && !shape)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor: shape is NULL for rank %d", rank);
-    int64_t n = 1;
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: shape is NULL for rank %d", op, rank);
+    int64_t n = 1;    /* the product with sizes 0 counted as 1: the limit does not depend on the order */
+    bool empty = false;
     for (int i = 0; i < rank; i++) {
         if (shape[i] < 0)
-            return wk_error(WK_ERR_SHAPE, "tensor: negative size in shape %s", wk_shape_str(buf, sizeof buf, rank, shape));
+            return wk_error(WK_ERR_SHAPE, "%s: negative size in shape %s", op,
+                            wk_shape_str(buf, sizeof buf, rank, shape));
         if (shape[i] > 0 && n > (INT64_MAX / elsize) / shape[i])
-            return wk_error(WK_ERR_SHAPE, "tensor: shape %s is too large", wk_shape_str(buf, sizeof buf, rank, shape));
-        n *= shape[i];
+            return wk_error(WK_ERR_SHAPE, "%s: shape %s is too large (%lld-byte elements: more than 2^63-1 bytes)",
+                            op, wk_shape_str(buf, sizeof buf, rank, shape), (long long)elsize);
+        empty = empty || shape[i] == 0;
+        n *= shape[i] > 0 ? shape[i] : 1;
     }
-    *bytes = (size_t)(n * elsize);
+    if (bytes)
+        *bytes = empty ? 0 : (size_t)(n * elsize);
     return WK_OK;
 }
 
@@ -62,7 +68,7 @@ wk_status wk_tensor_alloc(wk_device *dev, wk_dtype dt, int rank, const int64_t *
         return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor: device is NULL");
     if (wk_dtype_size(dt) == 0)
         return wk_error(WK_ERR_DTYPE, "tensor: invalid dtype %d", (int)dt);
-    WK_TRY(check_shape(rank, shape, (int64_t)wk_dtype_size(dt), &bytes));
+    WK_TRY(wk_check_shape("tensor", rank, shape, (int64_t)wk_dtype_size(dt), &bytes));
     wk_storage *s = calloc(1, sizeof *s);
     wk_tensor *t = calloc(1, sizeof *t);
     if (!s || !t) {
@@ -70,7 +76,9 @@ wk_status wk_tensor_alloc(wk_device *dev, wk_dtype dt, int rank, const int64_t *
         free(t);
         return wk_error(WK_ERR_OUT_OF_MEMORY, "tensor: out of host memory");
     }
-    wk_status st = dev->backend->alloc(dev, bytes, &s->data);
+    wk_status st = wk_fi_fail(WK_FI_DEVICE)
+                       ? wk_error(WK_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes (injected)", dev->name, bytes)
+                       : dev->backend->alloc(dev, bytes, &s->data);
     if (st != WK_OK) {
         free(s);
         free(t);
@@ -100,7 +108,7 @@ wk_status wk_tensor_wrap_foreign(wk_device *dev, wk_dtype dt, int rank, const in
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, !dev ? "device" : "out");
     if (wk_dtype_size(dt) == 0)
         return wk_error(WK_ERR_DTYPE, "%s: invalid dtype %d", op, (int)dt);
-    WK_TRY(check_shape(rank, shape, (int64_t)wk_dtype_size(dt), &bytes));
+    WK_TRY(wk_check_shape(op, rank, shape, (int64_t)wk_dtype_size(dt), &bytes));
     int64_t st[WK_MAX_RANK];
     if (strides) {
         /* the extent: 1 + sum (shape-1)*stride elements, without overflow */

@@ -65,6 +65,11 @@ static inline int64_t wk_mul_sat(int64_t a, int64_t b)
     return b > 0 && a > INT64_MAX / b ? INT64_MAX : a * b;
 }
 
+/* The limit every tensor meets, views included: rank 0..WK_MAX_RANK, sizes >= 0, and the product of the sizes,
+ * each 0 counted as 1, times elsize at most INT64_MAX (so every partial product of an empty shape fits too).
+ * WK_ERR_SHAPE naming op otherwise (WK_ERR_INVALID_ARGUMENT for a NULL shape of rank > 0). bytes (may be NULL)
+ * gets numel * elsize. */
+wk_status wk_check_shape(const char *op, int rank, const int64_t *shape, int64_t elsize, size_t *bytes);
 /* Product of shape (1 for rank 0). */
 int64_t wk_numel(int rank, const int64_t *shape);
 /* Row-major strides for shape. */

@@ -2,10 +2,13 @@
  * checked entry by entry against the file's size), the tensor table in the header's order, and loads through
  * io/load.c. Writing is in safetensors_write.c. */
 #include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/fault.h"
 #include "io/io.h"
 
 /* Headers over this size are refused (the reference implementation's limit). */
@@ -77,6 +80,43 @@ void wk_safetensors_close(wk_safetensors *f)
 
 /* ---------------------------------------------------------------- the header */
 
+/* jansson 2.14 reports an allocation failure inside its lexer as a syntax error ("invalid token") and one in
+ * its lexer's setup not at all (json_error_t left unwritten): its allocator is wrapped, once, around whatever
+ * allocator was installed, so that a failure sets this thread's flag and the parse is told apart as out of
+ * memory, not a damaged file. */
+static _Thread_local bool json_oom;
+static json_malloc_t json_next_malloc;
+static json_free_t json_next_free;
+static pthread_once_t json_once = PTHREAD_ONCE_INIT;
+
+static void *json_track_malloc(size_t n)
+{
+    void *p = json_next_malloc(n);
+    if (!p)
+        json_oom = true;
+    return p;
+}
+
+static void json_track_free(void *p) { json_next_free(p); }
+
+static void json_track_init(void)
+{
+    wk_fi_init(); /* a fault-injection build's counter first, so the tracking wraps it */
+    json_get_alloc_funcs(&json_next_malloc, &json_next_free);
+    json_set_alloc_funcs(json_track_malloc, json_track_free);
+}
+
+/* Whether a jansson allocation of this thread failed since the last call (safetensors_write.c's json_dumps, which
+ * in jansson 2.14 can swallow a failure and return a damaged text); installs the tracking at the first call. */
+bool wk_st_json_oom_take(void);
+bool wk_st_json_oom_take(void)
+{
+    pthread_once(&json_once, json_track_init);
+    bool r = json_oom;
+    json_oom = false;
+    return r;
+}
+
 /* The header's JSON object, after the checks on its length. */
 static wk_status read_header(const wk_file_map *m, json_t **root, uint64_t *data_start)
 {
@@ -92,7 +132,11 @@ static wk_status read_header(const wk_file_map *m, json_t **root, uint64_t *data
         return wk_error(WK_ERR_FILE, "%s: header length %llu runs past the end of the file (%zu bytes)", m->path,
                         (unsigned long long)n, m->size);
     json_error_t err;
+    memset(&err, 0, sizeof err);
+    wk_st_json_oom_take();
     json_t *j = json_loadb((const char *)m->base + 8, (size_t)n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
+    if (!j && (json_oom || json_error_code(&err) == json_error_out_of_memory))
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "%s: out of host memory parsing the header", m->path);
     if (!j)
         return wk_error(WK_ERR_FILE, "%s: the header is not valid JSON: %s (at header byte %d)", m->path, err.text,
                         err.position);

@@ -10,6 +10,8 @@
 
 /* The safetensors name of a file type (safetensors.c). */
 const char *wk_st_type_name(wk_file_type t);
+/* Whether a jansson allocation of this thread failed since the last call (safetensors.c). */
+bool wk_st_json_oom_take(void);
 
 /* What the writer callback needs. The data goes in order of element size, largest first (the header keeps the
  * caller's order): every tensor then starts aligned for its dtype, so CPU loads are zero-copy, and the data
@@ -146,6 +148,7 @@ static json_t *tensor_entry(const wk_tensor *t, uint64_t begin)
 static bool build_header(st_save *w, const char *const *names, int64_t nmeta, const char *const *keys,
                          const char *const *values)
 {
+    wk_st_json_oom_take();
     json_t *root = json_object(), *meta = nmeta ? json_object() : NULL;
     bool ok = root && (!nmeta || meta);
     for (int64_t i = 0; ok && i < nmeta; i++)
@@ -158,6 +161,11 @@ static bool build_header(st_save *w, const char *const *names, int64_t nmeta, co
         w->header = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(meta);
     json_decref(root);
+    /* jansson 2.14's json_dumps ignores a failure while writing an object key: the text it returns is damaged */
+    if (w->header && wk_st_json_oom_take()) {
+        free(w->header);
+        w->header = NULL;
+    }
     if (!w->header)
         return false;
     w->header_len = strlen(w->header);

@@ -79,7 +79,8 @@ wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
      * download and an upload through a host buffer (between two GPUs). */
     wk_tensor *src = NULL, *dst = NULL;
     void *host = NULL;
-    size_t bytes = (size_t)wk_tensor_numel(t) * wk_dtype_size(t->dtype);
+    size_t bytes = 0; /* every tensor's numel * size fits in int64 (core/tensor.h wk_check_shape) */
+    WK_TRY(wk_check_shape(op, t->rank, t->shape, (int64_t)wk_dtype_size(t->dtype), &bytes));
     wk_status s = wk_tensor_is_contiguous(t) ? WK_OK : wk_copy_contiguous(op, t, &src);
     if (s == WK_OK)
         s = wk_alloc_output(op, dev, t->dtype, t->rank, t->shape, &dst);
@@ -299,7 +300,8 @@ wk_status wk_tensor_to_host(const wk_tensor *t, void *dst, size_t dst_bytes)
 {
     if (!t)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: tensor is NULL");
-    size_t bytes = (size_t)wk_tensor_numel(t) * wk_dtype_size(t->dtype);
+    size_t bytes = 0; /* every tensor's numel * size fits in int64 (core/tensor.h wk_check_shape) */
+    WK_TRY(wk_check_shape("tensor_to_host", t->rank, t->shape, (int64_t)wk_dtype_size(t->dtype), &bytes));
     if (bytes == 0)
         return WK_OK;
     if (!dst)

@@ -45,6 +45,11 @@ static wk_status pool2d(const char *op, wk_reduce_op kind, const wk_tensor *x, c
     }
     if (x->shape[2] < 1 || x->shape[3] < 1)
         return wk_error(WK_ERR_SHAPE, "%s: input %s has an empty spatial dim", op, wk_describe(buf, sizeof buf, x));
+    for (int a = 0; a < 2; a++) /* in + pad and span + 1 fit in int64: pool_out_size's sums cannot overflow */
+        if (x->shape[2 + a] > INT64_MAX - p->padding[a] ||
+            x->shape[2 + a] - (p->kernel[a] - 2 * p->padding[a]) > INT64_MAX - 1)
+            return wk_error(WK_ERR_SHAPE, "%s: input %s with padding %lld is past int64's range", op,
+                            wk_describe(buf, sizeof buf, x), (long long)p->padding[a]);
     sh[0] = x->shape[0];
     sh[1] = x->shape[1];
     for (int a = 0; a < 2; a++)

@@ -71,6 +71,8 @@ wk_status wk_reshape(const wk_tensor *t, int rank, const int64_t *shape, wk_tens
                             wk_shape_str(b1, sizeof b1, rank, shape), (long long)numel);
         sh[infer] = numel / known;
     }
+    /* an empty target has t's numel (0) whatever its other sizes: it must still meet the size limit */
+    WK_TRY(wk_check_shape(op, rank, sh, (int64_t)wk_dtype_size(t->dtype), NULL));
     if (wk_numel(rank, sh) != numel)
         return wk_error(WK_ERR_SHAPE, "%s: cannot reshape %s to %s", op, wk_shape_str(b1, sizeof b1, t->rank, t->shape),
                         wk_shape_str(b2, sizeof b2, rank, sh));
@@ -144,14 +146,8 @@ wk_status wk_broadcast_to(const wk_tensor *t, int rank, const int64_t *shape, wk
         return wk_error(WK_ERR_SHAPE, "%s: rank %d outside 0..%d", op, rank, WK_MAX_RANK);
     if (rank > 0 && !shape)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: shape is NULL", op);
-    int64_t numel = 1;
-    for (int i = 0; i < rank; i++) {
-        if (shape[i] < 0)
-            return wk_error(WK_ERR_SHAPE, "%s: negative size %lld", op, (long long)shape[i]);
-        if (shape[i] > 0 && numel > INT64_MAX / shape[i])
-            return wk_error(WK_ERR_SHAPE, "%s: target shape is too large", op);
-        numel *= shape[i];
-    }
+    /* a view, but its numel * element size must fit in int64 as any tensor's (wk_tensor_to_host, copies) */
+    WK_TRY(wk_check_shape(op, rank, shape, (int64_t)wk_dtype_size(t->dtype), NULL));
     return wk_broadcast_view(op, t, rank, shape, out);
 }
 
@@ -235,11 +231,8 @@ wk_status wk_as_strided(const wk_tensor *t, int rank, const int64_t *shape, cons
     for (int i = 0; i < rank; i++)
         if (shape[i] < 0 || strides[i] < 0)
             return wk_error(WK_ERR_SHAPE, "%s: negative size or stride at dim %d", op, i);
-    for (int i = 0; i < rank; i++) {
-        if (shape[i] > 0 && numel > INT64_MAX / shape[i])
-            return wk_error(WK_ERR_SHAPE, "%s: shape is too large", op);
-        numel *= shape[i];
-    }
+    WK_TRY(wk_check_shape(op, rank, shape, (int64_t)wk_dtype_size(t->dtype), NULL));
+    numel = wk_numel(rank, shape);
     for (int i = 0; i < rank && numel > 0; i++) {
         if (strides[i] > 0 && shape[i] - 1 > (INT64_MAX - last) / strides[i])
             return wk_error(WK_ERR_SHAPE, "%s: view reaches beyond element 2^63", op);
@@ -249,5 +242,8 @@ wk_status wk_as_strided(const wk_tensor *t, int rank, const int64_t *shape, cons
     if (numel > 0 && last >= cap)
         return wk_error(WK_ERR_SHAPE, "%s: view reaches element %lld of a storage of %lld", op, (long long)last,
                         (long long)cap);
+    if (offset > cap) /* an empty view addresses nothing, but its start must still be an address of the storage */
+        return wk_error(WK_ERR_SHAPE, "%s: offset %lld past the end of a storage of %lld elements", op,
+                        (long long)offset, (long long)cap);
     return wk_tensor_view(t, rank, shape, strides, offset, out);
 }
