@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# fuzz.sh: builds the libFuzzer targets (fuzz/fuzz_*.c) with clang, ASan and UBSan into build-fuzz/, and runs
-# each for FUZZ_SECONDS (default 60) on a scratch copy of its seed corpus (fuzz/corpus/<format>/). A crash
-# fails the script; libFuzzer writes the input to fuzz/crashes/<format>/, to be fixed and kept as a
-# regression (every build replays that directory: ctest fuzz_replay_<format>). Installs clang if missing.
+# fuzz.sh [TARGET [SECONDS]]: builds the libFuzzer targets (fuzz/fuzz_*.c) with clang, ASan and UBSan into
+# build-fuzz/, and runs each (or only TARGET: dlpack, gguf, npy, ops, safetensors) for SECONDS (default
+# $FUZZ_SECONDS, else 60) on a scratch copy of its seed corpus (fuzz/corpus/<target>/). A crash fails the
+# script; libFuzzer writes the input to fuzz/crashes/<target>/, to be fixed and kept as a regression (every
+# build replays that directory: ctest fuzz_replay_<target>). Each run's last statistics (executions, coverage,
+# corpus size) are printed and kept in build-fuzz/fuzz_<target>.log. Installs clang if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 wick_install_packages clang
-seconds=${FUZZ_SECONDS:-60}
+only=${1:-}
+seconds=${2:-${FUZZ_SECONDS:-60}}
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DWICK_CUDA=OFF -DWICK_HIP=OFF -DWICK_OPENMP=OFF \
     -DWICK_FUZZ=ON -DWICK_BUILD_TOOLS=OFF -DWICK_BUILD_EXAMPLES=OFF \
     -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g" \
@@ -16,8 +19,12 @@ CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DWICK_CUDA=OFF -DWIC
 formats=()
 for src in fuzz/fuzz_*.c; do
     f=$(basename "$src" .c)
-    formats+=("${f#fuzz_}")
+    [ -z "$only" ] || [ "${f#fuzz_}" = "$only" ] && formats+=("${f#fuzz_}")
 done
+if [ ${#formats[@]} -eq 0 ]; then
+    echo "fuzz.sh: no target '$only' (fuzz/fuzz_<target>.c)" >&2
+    exit 2
+fi
 targets=("${formats[@]/#/fuzz_}")
 cmake --build build-fuzz --target "${targets[@]}" -j "$(nproc)" >>build-fuzz.log 2>&1 || { tail -50 build-fuzz.log; exit 1; }
 status=0
@@ -31,6 +38,7 @@ for f in "${formats[@]}"; do
         tail -40 "build-fuzz/fuzz_$f.log"
         status=1
     else
+        grep -E "^#[0-9]+.*(DONE|pulse)" "build-fuzz/fuzz_$f.log" | tail -1
         grep -E "stat::number_of_executed_units|Done" "build-fuzz/fuzz_$f.log" | tail -2
     fi
     rm -rf "$scratch"
