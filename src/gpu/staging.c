@@ -4,6 +4,7 @@
  * the driver's own pageable path (a single staging copy at a time) does not overlap as well. Smaller pageable
  * uploads go to the driver as they are. upload_fill stages bytes that a callback produces (the file loaders
  * read files straight into the buffers with pread). */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,11 +25,14 @@ static struct {
     size_t n;
 } pinned[WK_GPU_MAX_PINNED];
 static int pinned_count;
+static atomic_int pinned_any; /* pinned_count, read without the lock so that uploads skip it when 0 */
 
 static bool is_pinned(const void *src, size_t bytes)
 {
     const char *s = src;
     bool found = false;
+    if (atomic_load_explicit(&pinned_any, memory_order_relaxed) == 0)
+        return false;
     pthread_mutex_lock(&pinned_lock);
     for (int i = 0; i < pinned_count && !found; i++)
         found = s >= pinned[i].p && bytes <= pinned[i].n && s - pinned[i].p <= (ptrdiff_t)(pinned[i].n - bytes);
@@ -43,8 +47,10 @@ wk_status wk_gpu_host_alloc_pinned(wk_device *dev, size_t bytes, void **out)
     WK_TRY(d->rt->host_alloc(bytes ? bytes : 1, &p));
     pthread_mutex_lock(&pinned_lock);
     bool room = pinned_count < WK_GPU_MAX_PINNED;
-    if (room)
+    if (room) {
         pinned[pinned_count].p = p, pinned[pinned_count++].n = bytes;
+        atomic_store(&pinned_any, pinned_count);
+    }
     pthread_mutex_unlock(&pinned_lock);
     if (!room) {
         d->rt->host_free(p);
@@ -63,6 +69,7 @@ void wk_gpu_host_free_pinned(wk_device *dev, void *ptr)
     for (int i = 0; i < pinned_count && !found; i++)
         if (pinned[i].p == ptr) {
             pinned[i] = pinned[--pinned_count];
+            atomic_store(&pinned_any, pinned_count);
             found = true;
         }
     pthread_mutex_unlock(&pinned_lock);

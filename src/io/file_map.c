@@ -90,9 +90,10 @@ size_t wk_file_type_size(wk_file_type t) { return (unsigned)t < WK_FILE_TYPE_COU
 
 bool wk_io_numel_bytes(int n, const int64_t *dims, uint64_t elem, uint64_t *bytes)
 {
-    uint64_t b = elem;
+    uint64_t b = elem, widest = 8;
     for (int i = 0; i < n; i++) {
-        if (dims[i] < 0 || !wk_mul_u64(b, (uint64_t)dims[i], &b))
+        if (dims[i] < 0 || !wk_mul_u64(widest, dims[i] ? (uint64_t)dims[i] : 1, &widest) ||
+            widest > (uint64_t)INT64_MAX || !wk_mul_u64(b, (uint64_t)dims[i], &b))
             return false;
     }
     if (b > (uint64_t)INT64_MAX)

@@ -165,16 +165,13 @@ static wk_status parse_metadata(wk_gguf *g, wk_gguf_cursor *c)
 
 /* ---------------------------------------------------------------- tensor infos */
 
-/* Bytes of t from its dims and type: ne[0] a whole number of blocks, no product past INT64_MAX. The product of
- * the non-zero dims times 8 must fit too, as wick's tensors require of every shape (a load may widen to 8-byte
- * elements, and a raw row never holds more than 8 bytes an element). */
+/* Bytes of t from its dims and type: ne[0] a whole number of blocks, a shape wick can hold (io.h's size rule),
+ * no product past INT64_MAX. */
 static wk_status tensor_size(const wk_gguf_cursor *c, gguf_tensor *t)
 {
-    uint64_t numel = 8;
-    for (int d = 0; d < t->rank; d++)
-        if (!wk_mul_u64(numel, t->ne[d] ? (uint64_t)t->ne[d] : 1, &numel) || numel > (uint64_t)INT64_MAX)
-            return wk_error(WK_ERR_FILE, "%s: tensor '%.128s': the product of its dims overflows", c->path,
-                            t->name.s);
+    uint64_t numel = 0;
+    if (!wk_io_numel_bytes(t->rank, t->ne, 1, &numel))
+        return wk_error(WK_ERR_FILE, "%s: tensor '%.128s': the product of its dims overflows", c->path, t->name.s);
     const wk_ggml_type_info *info = wk_ggml_type(t->ggml_type);
     if (!info) /* listed with its number; its size is unknown, so it is never loaded */
         return WK_OK;

@@ -66,7 +66,10 @@ static inline bool wk_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
     *out = a * b;
     return true;
 }
-/* The product of n dims (each >= 0) times elem, and false when it passes INT64_MAX. */
+/* The bytes of n dims of elem-byte elements, and false where wick could not hold that shape: a negative dim, the
+ * product times elem past INT64_MAX, or wick.h's size rule broken for the widest dtype a load may convert to
+ * (the product with 0 counted as 1, times 8 bytes, past INT64_MAX), so that an empty tensor of any order of
+ * dims is judged the same. */
 bool wk_io_numel_bytes(int n, const int64_t *dims, uint64_t elem, uint64_t *bytes);
 
 /* ---- writing */

@@ -306,14 +306,9 @@ static wk_status read_header(const wk_file_map *m, npy_header *out)
     npy_parser ps = {m->path, m->base + hdr, m->base + hdr + hlen, major < 3};
     WK_TRY(parse_dict(&ps, &h, &descr));
     WK_TRY(parse_descr(m->path, descr, &h.type));
-    /* The product of the non-zero dims must fit too, in the widest dtype (8 bytes): strides are computed from
-     * it, and an empty array of such a shape must still convert to any dtype. */
-    int64_t nz[WK_MAX_RANK];
-    for (int i = 0; i < h.rank; i++)
-        nz[i] = h.shape[i] ? h.shape[i] : 1;
-    uint64_t bytes = 0, span = 0, es = wk_file_type_size(h.type);
+    uint64_t bytes = 0, es = wk_file_type_size(h.type);
     char buf[200];
-    if (!wk_io_numel_bytes(h.rank, nz, 8, &span) || !wk_io_numel_bytes(h.rank, h.shape, es, &bytes))
+    if (!wk_io_numel_bytes(h.rank, h.shape, es, &bytes))
         return wk_error(WK_ERR_FILE, "%s: shape %s is too large (its size overflows)", m->path,
                         wk_shape_str(buf, sizeof buf, h.rank, h.shape));
     h.data_offset = hdr + hlen;

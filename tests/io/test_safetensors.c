@@ -184,6 +184,7 @@ static void test_hostile_entries(void)
     HOSTILE("{\"a\":{\"dtype\":\"U8\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,1]}}", 1, "9 dims");
     HOSTILE("{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4],\"data_offsets\":[0,4]}}", 4, "overflow");
     HOSTILE("{\"a\":{\"dtype\":\"F32\",\"shape\":[4611686018427387904,2,0],\"data_offsets\":[0,0]}}", 4, "overflow");
+    HOSTILE("{\"a\":{\"dtype\":\"F32\",\"shape\":[0,4611686018427387904,2],\"data_offsets\":[0,0]}}", 4, "overflow");
     HOSTILE("{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}", 4, "data_offsets");
     HOSTILE("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0]}}", 4, "data_offsets");
     HOSTILE("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4,8]}}", 8, "data_offsets");
