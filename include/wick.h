@@ -41,7 +41,8 @@ typedef enum wk_status {
     WK_ERR_BACKEND = 8,            /* a vendor library failed; its own text is in wk_last_error() */
     WK_ERR_INTERNAL = 9,           /* a bug in wick: please report it with wk_last_error() */
     WK_ERR_FILE = 10,              /* a damaged or malformed file (safetensors, GGUF, .npy) */
-    WK_ERR_IO = 11                 /* the system refused a file operation (open, read, write, rename) */
+    WK_ERR_IO = 11,                /* the system refused a file operation (open, read, write, rename) */
+    WK_ERR_COMM = 12               /* a collective failed: a peer gone, a timeout, an abort (wk_comm_*) */
 } wk_status;
 
 /* A static, never-allocated name for s ("WK_OK", "WK_ERR_SHAPE", ...). Unknown values give "WK_ERR_UNKNOWN". */
@@ -607,6 +608,95 @@ wk_status wk_to_dlpack_legacy(const wk_tensor *t, int64_t consumer_stream, struc
  * multiple of the element size. A READ_ONLY flag gives a read-only tensor. */
 wk_status wk_from_dlpack(struct DLManagedTensorVersioned *m, unsigned flags, wk_tensor **out);
 wk_status wk_from_dlpack_legacy(struct DLManagedTensor *m, unsigned flags, wk_tensor **out);
+
+/* ---------------------------------------------------------------- communicators and collectives
+ * A communicator joins `size` ranks, each a device; collectives move and combine tensors across them. On
+ * NVIDIA GPUs the library is NCCL (libnccl.so.2), on AMD RCCL (librccl.so.1), both loaded at run time
+ * (WICK_NCCL_LIBRARY / WICK_RCCL_LIBRARY name a path); wk_comm_library says which was found. The CPU device
+ * has its own communicator over the threads of one process (same API, same results), for tests and CI.
+ *
+ * Making one:
+ *  - wk_comm_init_all: every rank in this process, one per device of devs (GPUs of one backend, each at
+ *    most once; or the CPU device, any number of times). Returns when all are ready.
+ *  - wk_comm_init_rank: one rank of `size`; the other ranks join from other threads or processes (or, for
+ *    GPUs, other machines) with the same id. wk_comm_id_new makes the id on one rank, whose caller sends its
+ *    WK_COMM_ID_BYTES bytes to the others any way it likes. A CPU id serves threads of the making process only.
+ *    Blocks until every rank has joined.
+ *  - timeout_s > 0 bounds every wait of the communicator: joining, a collective's host call, wk_comm_wait,
+ *    wk_comm_destroy. When it expires the communicator is aborted and the call returns WK_ERR_COMM. 0 waits
+ *    without bound (then wk_comm_abort from another thread is the way out).
+ *
+ * Collectives:
+ *  - Every rank calls the same collectives in the same order with the same dtype, element counts, op and
+ *    root. The CPU communicator checks this and fails all ranks with WK_ERR_COMM when they differ; the GPU
+ *    libraries cannot check it and may hang or corrupt data (wk_comm_wait's timeout then reports it).
+ *  - Tensors are contiguous (any start offset) on the rank's device, of one dtype (any wick dtype); a strided
+ *    view is WK_ERR_INVALID_ARGUMENT (wk_contiguous first). An output is written in place: it must be
+ *    writable and must not overlap the input, except where a call says the two may be the same tensor.
+ *    Buffers of different ranks must not overlap.
+ *  - On a GPU a collective is queued on the device's stream, in order with wick's ops, and returns: read its
+ *    output through the usual synchronising calls (wk_tensor_to_host, wk_device_sync), or wk_comm_wait. On
+ *    the CPU it returns when this rank's part is done.
+ *  - Reductions: SUM, PROD, MIN, MAX, and AVG (float dtypes only: the sum divided by size). Integers wrap.
+ *    f16/bf16 results may differ in the last bit between libraries (the order of the partial sums differs);
+ *    the CPU communicator sums in f64 in rank order and rounds once. MIN/MAX of a NaN: NaN on the CPU; what
+ *    the GPU library does otherwise.
+ *  - A failed collective (a peer gone, a timeout, an abort) is WK_ERR_COMM with the library's text; the
+ *    communicator is then broken: every later collective on it is WK_ERR_COMM and only wk_comm_destroy is
+ *    useful. Argument errors (WK_ERR_SHAPE, ...) are found before anything is queued and break nothing.
+ *
+ * Groups: between wk_comm_group_begin and wk_comm_group_end (nestable, per thread) collectives are queued
+ * but not waited for, so one thread can drive several ranks (wk_comm_init_all) and a rank can send and
+ * receive in one step; the group's work starts at the outermost end, which returns its first error. Without
+ * a group, one thread driving two ranks of one communicator deadlocks (until the timeout), as in NCCL. */
+typedef struct wk_comm wk_comm;
+#define WK_COMM_ID_BYTES 128
+typedef struct wk_comm_id {
+    unsigned char bytes[WK_COMM_ID_BYTES];
+} wk_comm_id;
+typedef enum wk_comm_op { WK_COMM_SUM, WK_COMM_PROD, WK_COMM_MIN, WK_COMM_MAX, WK_COMM_AVG } wk_comm_op;
+#define WK_COMM_OP_COUNT 5
+const char *wk_comm_op_name(wk_comm_op op);
+
+/* The collective library serving dev ("NCCL 2.28.9", "RCCL 2.18.3", "threads" on the CPU) in *name, owned by
+ * the library; WK_ERR_UNSUPPORTED with the reason (what was looked for) when there is none. */
+wk_status wk_comm_library(wk_device *dev, const char **name);
+wk_status wk_comm_id_new(wk_device *dev, wk_comm_id *out);
+/* out: an array of n communicators, rank i on devs[i]; all made or none. */
+wk_status wk_comm_init_all(wk_device *const *devs, int n, double timeout_s, wk_comm **out);
+wk_status wk_comm_init_rank(wk_device *dev, int size, const wk_comm_id *id, int rank, double timeout_s,
+                            wk_comm **out);
+/* Waits for the communicator's queued collectives (up to the timeout), then frees it. A broken or aborted
+ * communicator is freed without waiting. NULL is a no-op. Returns the wait's status: freed either way. */
+wk_status wk_comm_destroy(wk_comm *c);
+/* Stops the communicator's queued and running collectives (on the GPU, through the library's abort) and breaks
+ * it. May be called from another thread while one is blocked in a call on c; free it with wk_comm_destroy. */
+wk_status wk_comm_abort(wk_comm *c);
+/* Waits until the collectives this rank queued so far are complete: WK_ERR_COMM when one failed or the
+ * timeout expired (the communicator is then aborted). */
+wk_status wk_comm_wait(wk_comm *c);
+int wk_comm_rank(const wk_comm *c);
+int wk_comm_size(const wk_comm *c);
+wk_device *wk_comm_device(const wk_comm *c);
+
+wk_status wk_comm_group_begin(void);
+wk_status wk_comm_group_end(void);
+
+/* out = op over the ranks' x; same shape and dtype; out may be x itself (in place). */
+wk_status wk_comm_all_reduce(wk_comm *c, const wk_tensor *x, wk_comm_op op, wk_tensor *out);
+/* out = the ranks' x concatenated in rank order along dim 0: x (d0, ...) -> out (size * d0, ...); a 0-d x
+ * gives out (size). */
+wk_status wk_comm_all_gather(wk_comm *c, const wk_tensor *x, wk_tensor *out);
+/* x (size * d0, ...) reduced over the ranks; rank r's out (d0, ...) is block r of dim 0 of the result. */
+wk_status wk_comm_reduce_scatter(wk_comm *c, const wk_tensor *x, wk_comm_op op, wk_tensor *out);
+/* out on every rank = x of rank root (x is read on root only, where out may be x; elsewhere x may be NULL). */
+wk_status wk_comm_broadcast(wk_comm *c, const wk_tensor *x, int root, wk_tensor *out);
+/* out on rank root = op over the ranks' x; out is written on root only (NULL elsewhere); it may be x. */
+wk_status wk_comm_reduce(wk_comm *c, const wk_tensor *x, wk_comm_op op, int root, wk_tensor *out);
+/* Point to point: rank peer's matching wk_comm_recv gets x (same dtype and element count); a rank that sends and
+ * receives in one step groups the two. */
+wk_status wk_comm_send(wk_comm *c, const wk_tensor *x, int peer);
+wk_status wk_comm_recv(wk_comm *c, wk_tensor *out, int peer);
 
 /* ---------------------------------------------------------------- build information */
 typedef struct wk_build_info {

@@ -33,6 +33,49 @@ typedef enum wk_rope_kind { WK_ROPE_HALVES = 0, WK_ROPE_INTERLEAVED = 1, WK_ROPE
 typedef enum wk_conv_dims { WK_CONV_1D = 1, WK_CONV_2D = 2 } wk_conv_dims;
 typedef enum wk_conv_dir { WK_CONV_FORWARD = 0, WK_CONV_TRANSPOSED = 1 } wk_conv_dir;
 
+/* Collectives (ops/comm.c validates: ranks, roots, dtypes, counts; buffers contiguous, writable, disjoint).
+ * count: elements of one rank's block: all_reduce, broadcast, reduce, send, recv: the whole tensor;
+ * all_gather: the input (the output holds size * count); reduce_scatter: the output (the input holds
+ * size * count). send/recv: device addresses with offsets applied; NULL where a rank has none (broadcast's
+ * input off the root, reduce's output off the root). peer: the root (broadcast, reduce) or the other rank. */
+typedef enum wk_coll_kind {
+    WK_COLL_ALL_REDUCE, WK_COLL_ALL_GATHER, WK_COLL_REDUCE_SCATTER, WK_COLL_BROADCAST, WK_COLL_REDUCE,
+    WK_COLL_SEND, WK_COLL_RECV
+} wk_coll_kind;
+#define WK_COLL_KIND_COUNT 7
+typedef struct wk_coll {
+    wk_coll_kind kind;
+    wk_comm_op op; /* reductions: all_reduce, reduce_scatter, reduce */
+    wk_dtype dtype;
+    size_t count;
+    const void *send;
+    void *recv;
+    int peer;
+} wk_coll;
+const char *wk_coll_name(wk_coll_kind k); /* "all_reduce", ... (ops/comm.c) */
+
+/* A backend's communicators: `impl` is the backend's own per-rank state. Every function reports failures with
+ * wk_error (WK_ERR_COMM once the communicator is broken) and may be called from any thread. */
+typedef struct wk_comm_backend {
+    /* The library's name and version, or WK_ERR_UNSUPPORTED with what was looked for. */
+    wk_status (*library)(wk_device *dev, const char **name);
+    wk_status (*id_new)(wk_device *dev, wk_comm_id *out);
+    /* Ranks first .. first + n - 1 of a communicator of `size` ranks, rank first + i on devs[i], into impl[i]:
+     * all or none. Blocks until all `size` ranks have joined (or timeout_s > 0 expires: WK_ERR_COMM). */
+    wk_status (*init)(wk_device *const *devs, int n, int size, int first, const wk_comm_id *id, double timeout_s,
+                      void **impl);
+    /* Queues c on the rank's device. grouped: inside this thread's group (group_begin was called): return once
+     * queued; otherwise return when the rank's part is queued (GPU) or done (CPU). */
+    wk_status (*run)(void *impl, const wk_coll *c, bool grouped);
+    /* This thread's group: begin, and end (start the group's work and wait as run does ungrouped). */
+    wk_status (*group_begin)(void);
+    wk_status (*group_end)(void);
+    wk_status (*wait)(void *impl);
+    wk_status (*abort)(void *impl);
+    /* Waits as wait does (unless broken), then frees impl whatever happened. */
+    wk_status (*destroy)(void *impl);
+} wk_comm_backend;
+
 struct wk_backend {
     const char *name; /* "cpu", "cuda", "rocm" */
     /* The kernel targets compiled into this build ("sm_80 sm_90 compute_90"), "" when none; NULL for the CPU. */
@@ -151,6 +194,9 @@ struct wk_backend {
     /* ---- transformer pieces */
     wk_status (*rope)(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor *out);
+
+    /* ---- communicators (optional): NULL when the backend has none */
+    const wk_comm_backend *comm;
 };
 
 /* The backends compiled into this build, CPU first. */

@@ -21,6 +21,7 @@ const char *wk_status_string(wk_status s)
     case WK_ERR_INTERNAL: return "WK_ERR_INTERNAL";
     case WK_ERR_FILE: return "WK_ERR_FILE";
     case WK_ERR_IO: return "WK_ERR_IO";
+    case WK_ERR_COMM: return "WK_ERR_COMM";
     }
     return "WK_ERR_UNKNOWN";
 }

@@ -149,4 +149,5 @@ const wk_backend wk_cpu_backend = {
     .scatter = wk_cpu_scatter,
     .index_add = wk_cpu_index_add,
     .rope = wk_cpu_rope,
+    .comm = &wk_cpu_comm,
 };

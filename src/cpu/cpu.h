@@ -112,4 +112,9 @@ wk_status wk_cpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk
 wk_status wk_cpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor *out);
 
+/* Communicators over the threads of this process (comm.c); what a collective does to the buffers (comm_reduce.c):
+ * send[i]/recv[i] are part i's (rank i's; for a send/recv pair, 0 sends and 1 receives). */
+extern const wk_comm_backend wk_cpu_comm;
+void wk_cpu_coll_execute(const wk_coll *c, int size, const void *const *send, void *const *recv);
+
 #endif
