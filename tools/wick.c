@@ -183,6 +183,25 @@ static int parse_json_only(int argc, char **argv, const char *cmd, bool *json)
 
 /* ---------------------------------------------------------------- wick devices */
 
+/* The collective library of a backend with devices (NCCL, RCCL, the CPU's threads), or why there is none. */
+static void print_collectives(const char *backend, int ndev, bool json)
+{
+    if (ndev == 0)
+        return;
+    char name[48];
+    snprintf(name, sizeof name, strcmp(backend, "cpu") == 0 ? "%s" : "%s:0", backend);
+    wk_device *dev = NULL;
+    const char *lib = NULL;
+    bool ok = wk_device_get(name, &dev) == WK_OK && wk_comm_library(dev, &lib) == WK_OK;
+    if (json) {
+        printf(",\"collectives\":");
+        cli_json_string(stdout, ok ? lib : wk_last_error());
+        printf(",\"collectives_available\":%s", ok ? "true" : "false");
+    } else {
+        printf("  collectives: %s%s\n", ok ? lib : "none: ", ok ? "" : wk_last_error());
+    }
+}
+
 int cmd_devices(int argc, char **argv)
 {
     bool json = false;
@@ -224,7 +243,10 @@ int cmd_devices(int argc, char **argv)
             found += ok;
         }
         if (json)
-            printf("]}\n");
+            putchar(']');
+        print_collectives(info.name, n, json);
+        if (json)
+            printf("}\n");
     }
     if (!json)
         printf("%d device(s) found\n", found);

@@ -112,7 +112,8 @@ static wk_status gpu_device(wk_gpu_vendor *v, int ordinal, wk_device **out)
         return gpu_device(&vendor##_state, ordinal, out);                                                         \
     }                                                                                                             \
     const wk_backend wk_##vendor##_backend = {.name = #vendor, .kernel_targets = targets, .probe = vendor##_probe, \
-                                             .device = vendor##_device, WK_GPU_SLOTS};
+                                             .device = vendor##_device, .comm = &wk_##vendor##_comm,     \
+                                             WK_GPU_SLOTS};
 
 WK_GPU_BACKEND(cuda, wk_cuda_runtime, wk_cuda_targets)
 WK_GPU_BACKEND(rocm, wk_hip_runtime, wk_hip_targets)

@@ -226,6 +226,13 @@ static wk_status cuda_event_wait(wk_gpu_handle ev)
     return WK_OK;
 }
 
+static wk_status cuda_event_query(wk_gpu_handle ev, bool *done)
+{
+    wk_CUresult r = cu.cuEventQuery((wk_CUevent)ev);
+    *done = r != WK_CUDA_ERROR_NOT_READY;
+    return *done && r != WK_CUDA_SUCCESS ? cuda_fail(WK_ERR_BACKEND, "cuEventQuery", r) : WK_OK;
+}
+
 static void cuda_event_free(wk_gpu_handle ev) { cu.cuEventDestroy_v2((wk_CUevent)ev); }
 
 static wk_status cuda_host_alloc(size_t bytes, void **ptr)
@@ -294,6 +301,7 @@ const wk_gpu_runtime wk_cuda_runtime = {
     .event_new = cuda_event_new,
     .event_record = cuda_event_record,
     .event_wait = cuda_event_wait,
+    .event_query = cuda_event_query,
     .event_free = cuda_event_free,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,

@@ -28,6 +28,7 @@ typedef unsigned int wk_CUmemPool_attribute; /* enum CUmemPool_attribute_enum */
 
 enum {
     WK_CUDA_SUCCESS = 0,
+    WK_CUDA_ERROR_NOT_READY = 600,
     WK_CUDA_ERROR_OUT_OF_MEMORY = 2,
     WK_CUDA_ERROR_NOT_FOUND = 500,
     WK_CU_STREAM_NON_BLOCKING = 1,
@@ -61,6 +62,7 @@ enum {
     X(cuEventDestroy_v2, (wk_CUevent hEvent))                                          \
     X(cuStreamWaitEvent, (wk_CUstream hStream, wk_CUevent hEvent, unsigned int Flags)) \
     X(cuEventSynchronize, (wk_CUevent hEvent))                                         \
+    X(cuEventQuery, (wk_CUevent hEvent))                                               \
     X(cuMemAllocHost_v2, (void **pp, size_t bytesize))                                 \
     X(cuMemFreeHost, (void *p))                                                        \
     X(cuDeviceGetDefaultMemPool, (wk_CUmemoryPool * pool_out, wk_CUdevice dev)) \

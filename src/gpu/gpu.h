@@ -186,6 +186,9 @@ wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_te
 wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_scatter_mode mode,
                          wk_write_target target);
 wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_write_target target);
+/* Communicators through NCCL (cuda) and RCCL (rocm): nccl.c. */
+extern const wk_comm_backend wk_cuda_comm;
+extern const wk_comm_backend wk_rocm_comm;
 wk_status wk_gpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor *out);
 

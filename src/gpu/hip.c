@@ -327,6 +327,13 @@ static wk_status hip_event_wait(wk_gpu_handle ev)
     return WK_OK;
 }
 
+static wk_status hip_event_query(wk_gpu_handle ev, bool *done)
+{
+    wk_hipError_t r = hip.hipEventQuery((wk_hipEvent_t)ev);
+    *done = r != WK_HIP_ERROR_NOT_READY;
+    return *done && r != WK_HIP_SUCCESS ? hip_fail(WK_ERR_BACKEND, "hipEventQuery", r) : WK_OK;
+}
+
 static void hip_event_free(wk_gpu_handle ev) { hip.hipEventDestroy((wk_hipEvent_t)ev); }
 
 static wk_status hip_host_alloc(size_t bytes, void **ptr)
@@ -421,6 +428,7 @@ const wk_gpu_runtime wk_hip_runtime = {
     .event_new = hip_event_new,
     .event_record = hip_event_record,
     .event_wait = hip_event_wait,
+    .event_query = hip_event_query,
     .event_free = hip_event_free,
     .host_alloc = hip_host_alloc,
     .host_free = hip_host_free,

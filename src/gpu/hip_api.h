@@ -34,6 +34,7 @@ typedef unsigned int wk_hipMemPoolAttr;                 /* enum hipMemPoolAttr *
  * The error codes and hipMemPoolAttrReleaseThreshold are CUDA's numbers, unchanged across these releases. */
 enum {
     WK_HIP_SUCCESS = 0,
+    WK_HIP_ERROR_NOT_READY = 600,
     WK_HIP_ERROR_OUT_OF_MEMORY = 2,      /* hipErrorOutOfMemory (hipErrorMemoryAllocation is the same) */
     WK_HIP_ERROR_NO_DEVICE = 100,        /* hipErrorNoDevice: hipGetDeviceCount without a GPU */
     WK_HIP_ERROR_INVALID_DEVICE = 101,   /* hipErrorInvalidDevice: HIP 5.2's hipInit without a GPU (/dev/kfd) */
@@ -68,6 +69,7 @@ enum {
     X(hipEventDestroy, (wk_hipEvent_t event))                                                             \
     X(hipStreamWaitEvent, (wk_hipStream_t stream, wk_hipEvent_t event, unsigned int flags))               \
     X(hipEventSynchronize, (wk_hipEvent_t event))                                                         \
+    X(hipEventQuery, (wk_hipEvent_t event))                                                               \
     X(hipHostMalloc, (void **ptr, size_t size, unsigned int flags))                                       \
     X(hipHostFree, (void *ptr))                                                                           \
     X(hipMalloc, (void **ptr, size_t size))                                                               \

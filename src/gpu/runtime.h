@@ -50,6 +50,8 @@ struct wk_gpu_runtime {
     wk_status (*event_new)(wk_gpu_handle *ev);
     wk_status (*event_record)(wk_gpu_handle ev, wk_gpu_handle stream);
     wk_status (*event_wait)(wk_gpu_handle ev);
+    /* *done: whether the work before the record has finished (never blocks). */
+    wk_status (*event_query)(wk_gpu_handle ev, bool *done);
     void (*event_free)(wk_gpu_handle ev);
     /* Page-locked host memory (portable across the process's contexts). */
     wk_status (*host_alloc)(size_t bytes, void **ptr);

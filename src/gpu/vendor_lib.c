@@ -33,7 +33,7 @@ static void load_locked(wk_gpu_lib *l)
     l->error[0] = '\0';
 }
 
-void *wk_gpu_lib_handle(wk_gpu_lib *l, wk_gpu_dev *d, const char **why)
+bool wk_gpu_lib_load(wk_gpu_lib *l, const char **why)
 {
     if (!atomic_load_explicit(&l->loaded, memory_order_acquire)) {
         pthread_mutex_lock(&l->load_lock);
@@ -45,8 +45,15 @@ void *wk_gpu_lib_handle(wk_gpu_lib *l, wk_gpu_dev *d, const char **why)
     }
     if (l->error[0]) {
         *why = l->error;
-        return NULL;
+        return false;
     }
+    return true;
+}
+
+void *wk_gpu_lib_handle(wk_gpu_lib *l, wk_gpu_dev *d, const char **why)
+{
+    if (!wk_gpu_lib_load(l, why))
+        return NULL;
     int ord = wk_gpu_ordinal(d); /* below WK_GPU_MAX_DEVICES: the backend opens no more */
     void *h = atomic_load_explicit(&l->handle[ord], memory_order_acquire);
     if (h)

@@ -37,6 +37,9 @@ typedef struct wk_gpu_lib {
 } wk_gpu_lib;
 #define WK_GPU_LIB_STATE .load_lock = PTHREAD_MUTEX_INITIALIZER, .make_lock = PTHREAD_MUTEX_INITIALIZER
 
+/* Loads the library and resolves its symbols, once per process; false with the reason in *why (which outlives
+ * the call) when it is absent or refused. Thread-safe. For libraries without per-device handles (NCCL). */
+bool wk_gpu_lib_load(wk_gpu_lib *l, const char **why);
 /* d's handle (d's context current on this thread: the libraries bind handles to the current device), made
  * once and kept for the process; NULL with the reason in *why (which outlives the call) when the library is
  * absent or refuses. Thread-safe. */

@@ -23,6 +23,7 @@ SAME_TYPE(wk_hipDeviceAttribute_t, hipDeviceAttribute_t);
 SAME_TYPE(wk_hipMemPoolAttr, hipMemPoolAttr);
 
 SAME_VALUE(WK_HIP_SUCCESS, hipSuccess);
+SAME_VALUE(WK_HIP_ERROR_NOT_READY, hipErrorNotReady);
 SAME_VALUE(WK_HIP_ERROR_OUT_OF_MEMORY, hipErrorOutOfMemory);
 SAME_VALUE(WK_HIP_ERROR_OUT_OF_MEMORY, hipErrorMemoryAllocation);
 SAME_VALUE(WK_HIP_ERROR_NO_DEVICE, hipErrorNoDevice);

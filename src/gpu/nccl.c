@@ -1,0 +1,495 @@
+/* nccl.c: the GPU backends' communicators (backend.h's comm table) through NCCL on NVIDIA and RCCL on AMD, one
+ * API under one set of names, loaded with dlopen on first use (never linked). Communicators are non-blocking
+ * (ncclConfig_t.blocking = 0): every call that may wait is polled against the communicator's timeout, and a
+ * timeout or an error aborts it with ncclCommAbort, so no wait is without end. A collective is queued on the
+ * device's stream, in order with wick's own work. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu/device.h"
+#include "gpu/nccl_api.h"
+#include "gpu/vendor_lib.h"
+
+typedef struct nccl_fns {
+    wk_ncclGetVersion_fn get_version;
+    wk_ncclGetUniqueId_fn get_unique_id;
+    wk_ncclCommInitRankConfig_fn init_rank_config;
+    wk_ncclCommFinalize_fn finalize;
+    wk_ncclCommDestroy_fn destroy;
+    wk_ncclCommAbort_fn abort;
+    wk_ncclCommGetAsyncError_fn async_error;
+    wk_ncclGetErrorString_fn error_string;
+    wk_ncclGetLastError_fn last_error; /* optional: NCCL 2.13 */
+    wk_ncclAllReduce_fn all_reduce;
+    wk_ncclBroadcast_fn broadcast;
+    wk_ncclReduce_fn reduce;
+    wk_ncclAllGather_fn all_gather;
+    wk_ncclReduceScatter_fn reduce_scatter;
+    wk_ncclSend_fn send;
+    wk_ncclRecv_fn recv;
+    wk_ncclGroupStart_fn group_start;
+    wk_ncclGroupEnd_fn group_end;
+} nccl_fns;
+
+enum { LIB_NCCL = 0, LIB_RCCL = 1 };
+static nccl_fns fns[2];
+static char version[2][48]; /* "NCCL 2.28.9", written by the library's check, once */
+
+#define NCCL_SYMS(i)                                                                                              \
+    {                                                                                                             \
+        {"ncclGetVersion", &fns[i].get_version, false}, {"ncclGetUniqueId", &fns[i].get_unique_id, false},        \
+        {"ncclCommInitRankConfig", &fns[i].init_rank_config, false},                                              \
+        {"ncclCommFinalize", &fns[i].finalize, false}, {"ncclCommDestroy", &fns[i].destroy, false},               \
+        {"ncclCommAbort", &fns[i].abort, false}, {"ncclCommGetAsyncError", &fns[i].async_error, false},           \
+        {"ncclGetErrorString", &fns[i].error_string, false}, {"ncclGetLastError", &fns[i].last_error, true},      \
+        {"ncclAllReduce", &fns[i].all_reduce, false}, {"ncclBroadcast", &fns[i].broadcast, false},                \
+        {"ncclReduce", &fns[i].reduce, false}, {"ncclAllGather", &fns[i].all_gather, false},                      \
+        {"ncclReduceScatter", &fns[i].reduce_scatter, false}, {"ncclSend", &fns[i].send, false},                  \
+        {"ncclRecv", &fns[i].recv, false}, {"ncclGroupStart", &fns[i].group_start, false},                        \
+        {"ncclGroupEnd", &fns[i].group_end, false},                                                               \
+    }
+static const wk_gpu_sym nccl_syms[] = NCCL_SYMS(LIB_NCCL);
+static const wk_gpu_sym rccl_syms[] = NCCL_SYMS(LIB_RCCL);
+
+/* The version as text; NCCL codes it as X*1000+Y*100+Z up to 2.8, X*10000+Y*100+Z since. */
+static bool check_version(int lib, const char *name, char *error, size_t cap)
+{
+    int v = 0;
+    if (fns[lib].get_version(&v) != WK_NCCL_SUCCESS)
+        v = 0;
+    int major = v >= 10000 ? v / 10000 : v / 1000, minor = v >= 10000 ? v / 100 % 100 : v / 100 % 10;
+    snprintf(version[lib], sizeof version[lib], "%s %d.%d.%d", name, major, minor, v % 100);
+    if (major > 2 || (major == 2 && minor >= 14))
+        return true;
+    snprintf(error, cap, "%s is too old (2.14 or newer is needed: non-blocking communicators)", version[lib]);
+    return false;
+}
+static bool check_nccl(char *error, size_t cap) { return check_version(LIB_NCCL, "NCCL", error, cap); }
+static bool check_rccl(char *error, size_t cap) { return check_version(LIB_RCCL, "RCCL", error, cap); }
+
+static const char *const nccl_names[] = {"libnccl.so.2", "libnccl.so", NULL};
+static const char *const rccl_names[] = {"librccl.so.1", "librccl.so", NULL};
+static wk_gpu_lib libs[2] = {
+    {.name = "NCCL", .env = "WICK_NCCL_LIBRARY", .names = nccl_names, .syms = nccl_syms,
+     .nsyms = sizeof nccl_syms / sizeof nccl_syms[0], .needs = "NCCL 2.14 or newer", .check = check_nccl,
+     WK_GPU_LIB_STATE},
+    {.name = "RCCL", .env = "WICK_RCCL_LIBRARY", .names = rccl_names, .syms = rccl_syms,
+     .nsyms = sizeof rccl_syms / sizeof rccl_syms[0], .needs = "RCCL 2.14 or newer", .check = check_rccl,
+     WK_GPU_LIB_STATE},
+};
+
+static int lib_index(const wk_device *dev)
+{
+    return ((const wk_gpu_dev *)dev->impl)->rt == &wk_cuda_runtime ? LIB_NCCL : LIB_RCCL;
+}
+
+static wk_status load(const char *op, int lib)
+{
+    const char *why = NULL;
+    if (!wk_gpu_lib_load(&libs[lib], &why))
+        return wk_error(WK_ERR_UNSUPPORTED, "%s: %s", op, why);
+    return WK_OK;
+}
+
+/* ---------------------------------------------------------------- one rank */
+typedef struct gcomm {
+    int lib;
+    const nccl_fns *f;
+    wk_device *dev;
+    wk_ncclComm_t comm;
+    int rank;
+    double timeout_s;
+    /* Held for reading by every call that uses comm, for writing by abort (which frees comm): a thread may
+     * abort while another polls. */
+    pthread_rwlock_t lock;
+    bool aborted;
+    atomic_bool broken;
+    pthread_mutex_t why_lock;
+    char why[400];
+    wk_gpu_handle event; /* wait(): recorded after the queued work */
+} gcomm;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void pause_briefly(void)
+{
+    struct timespec t = {0, 20000};
+    nanosleep(&t, NULL);
+}
+
+/* Marks c broken (the first reason stays) and returns WK_ERR_COMM naming op. */
+static wk_status fail(gcomm *c, const char *op, const char *what)
+{
+    pthread_mutex_lock(&c->why_lock);
+    if (!atomic_load(&c->broken)) {
+        snprintf(c->why, sizeof c->why, "%s", what);
+        atomic_store(&c->broken, true);
+    }
+    wk_status s = wk_error(WK_ERR_COMM, "%s on rank %d (%s): %s", op, c->rank, c->dev->name, c->why);
+    pthread_mutex_unlock(&c->why_lock);
+    return s;
+}
+
+static wk_status fail_nccl(gcomm *c, const char *op, wk_ncclResult_t r)
+{
+    char what[400];
+    const char *last = c->f->last_error && !c->aborted && c->comm ? c->f->last_error(c->comm) : NULL;
+    snprintf(what, sizeof what, "%s: %s%s%s", libs[c->lib].name, c->f->error_string(r), last && *last ? ": " : "",
+             last ? last : "");
+    return fail(c, op, what);
+}
+
+/* Frees c's library communicator through ncclCommAbort, stopping its queued and running work. */
+static void abort_comm(gcomm *c)
+{
+    pthread_rwlock_wrlock(&c->lock);
+    if (!c->aborted && c->comm)
+        c->f->abort(c->comm);
+    c->aborted = true;
+    pthread_rwlock_unlock(&c->lock);
+}
+
+/* Polls a non-blocking call's result r until it is no longer in progress (c->lock held for reading). false
+ * with *s set when it failed or the timeout expired (the caller then drops the lock and aborts). */
+static bool settle(gcomm *c, wk_ncclResult_t r, const char *op, double start, wk_status *s)
+{
+    while (r == WK_NCCL_IN_PROGRESS) {
+        if (c->timeout_s > 0 && now_s() - start > c->timeout_s) {
+            char what[96];
+            snprintf(what, sizeof what, "timed out after %g s", c->timeout_s);
+            *s = fail(c, op, what);
+            return false;
+        }
+        pause_briefly();
+        if (c->f->async_error(c->comm, &r) != WK_NCCL_SUCCESS)
+            r = 2; /* ncclSystemError: the query itself failed */
+    }
+    if (r != WK_NCCL_SUCCESS) {
+        *s = fail_nccl(c, op, r);
+        return false;
+    }
+    *s = WK_OK;
+    return true;
+}
+
+static wk_status broken_error(gcomm *c, const char *op)
+{
+    pthread_mutex_lock(&c->why_lock);
+    wk_status s = wk_error(WK_ERR_COMM, "%s on rank %d (%s): the communicator is broken: %s", op, c->rank,
+                           c->dev->name, c->why);
+    pthread_mutex_unlock(&c->why_lock);
+    return s;
+}
+
+static void gcomm_free(gcomm *c)
+{
+    if (!c)
+        return;
+    if (c->event) {
+        wk_gpu_dev *d = wk_gpu_enter(c->dev);
+        d->rt->event_free(c->event);
+    }
+    pthread_rwlock_destroy(&c->lock);
+    pthread_mutex_destroy(&c->why_lock);
+    free(c);
+}
+
+static gcomm *gcomm_new(int lib, wk_device *dev, int rank, double timeout_s)
+{
+    gcomm *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    *c = (gcomm){.lib = lib, .f = &fns[lib], .dev = dev, .rank = rank, .timeout_s = timeout_s};
+    pthread_rwlock_init(&c->lock, NULL);
+    pthread_mutex_init(&c->why_lock, NULL);
+    wk_gpu_dev *d = wk_gpu_enter(dev);
+    if (!d || d->rt->event_new(&c->event) != WK_OK) {
+        c->event = NULL;
+        gcomm_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* ---------------------------------------------------------------- the comm table */
+static wk_status gpu_comm_library(wk_device *dev, const char **name)
+{
+    int lib = lib_index(dev);
+    WK_TRY(load("comm_library", lib));
+    *name = version[lib];
+    return WK_OK;
+}
+
+static wk_status gpu_comm_id_new(wk_device *dev, wk_comm_id *out)
+{
+    int lib = lib_index(dev);
+    WK_TRY(load("comm_id_new", lib));
+    _Static_assert(sizeof(wk_ncclUniqueId) == WK_COMM_ID_BYTES, "an id is NCCL's unique id");
+    wk_ncclUniqueId id;
+    wk_ncclResult_t r = fns[lib].get_unique_id(&id);
+    if (r != WK_NCCL_SUCCESS)
+        return wk_error(WK_ERR_COMM, "comm_id_new: %s: %s", libs[lib].name, fns[lib].error_string(r));
+    memcpy(out->bytes, id.internal, WK_COMM_ID_BYTES);
+    return WK_OK;
+}
+
+/* Starts every rank's ncclCommInitRankConfig in one group (one thread may make several), then polls each. */
+static wk_status start_and_settle(gcomm **c, int n, int size, int first, const wk_comm_id *id)
+{
+    const nccl_fns *f = c[0]->f;
+    wk_ncclUniqueId uid;
+    memcpy(uid.internal, id->bytes, WK_COMM_ID_BYTES);
+    wk_ncclConfig_t cfg = {sizeof cfg, WK_NCCL_CONFIG_MAGIC, WK_NCCL_CONFIG_VERSION, 0,
+                           WK_NCCL_CONFIG_UNDEF_INT, WK_NCCL_CONFIG_UNDEF_INT, WK_NCCL_CONFIG_UNDEF_INT, NULL};
+    double start = now_s();
+    wk_ncclResult_t r = f->group_start();
+    for (int i = 0; i < n && r == WK_NCCL_SUCCESS; i++) {
+        wk_gpu_enter(c[i]->dev);
+        r = f->init_rank_config(&c[i]->comm, size, uid, first + i, &cfg);
+        r = r == WK_NCCL_IN_PROGRESS ? WK_NCCL_SUCCESS : r;
+    }
+    wk_ncclResult_t end = f->group_end();
+    if (r == WK_NCCL_SUCCESS && end != WK_NCCL_SUCCESS && end != WK_NCCL_IN_PROGRESS)
+        r = end;
+    wk_status s = WK_OK;
+    for (int i = 0; i < n && s == WK_OK; i++) {
+        if (r != WK_NCCL_SUCCESS || !c[i]->comm)
+            return c[i]->comm ? fail_nccl(c[i], "comm_init", r)
+                              : wk_error(WK_ERR_COMM, "comm_init: %s: %s", libs[c[i]->lib].name, f->error_string(r));
+        settle(c[i], WK_NCCL_IN_PROGRESS, "comm_init", start, &s);
+    }
+    return s;
+}
+
+static wk_status gpu_comm_init(wk_device *const *devs, int n, int size, int first, const wk_comm_id *id,
+                               double timeout_s, void **impl)
+{
+    int lib = lib_index(devs[0]);
+    WK_TRY(load("comm_init", lib));
+    gcomm **c = (gcomm **)impl;
+    wk_status s = WK_OK;
+    for (int i = 0; i < n && s == WK_OK; i++)
+        if (!(c[i] = gcomm_new(lib, devs[i], first + i, timeout_s)))
+            s = wk_error(WK_ERR_OUT_OF_MEMORY, "comm_init: out of host memory on %s", devs[i]->name);
+    if (s == WK_OK)
+        s = start_and_settle(c, n, size, first, id);
+    if (s != WK_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", wk_last_error());
+        for (int i = 0; i < n; i++) {
+            if (c[i])
+                abort_comm(c[i]);
+            gcomm_free(c[i]);
+            c[i] = NULL;
+        }
+        return wk_error(s, "%s", msg);
+    }
+    return WK_OK;
+}
+
+static wk_ncclDataType_t nccl_dtype(wk_dtype dt)
+{
+    switch (dt) {
+    case WK_U8: return WK_NCCL_UINT8;
+    case WK_U32: return WK_NCCL_UINT32;
+    case WK_I32: return WK_NCCL_INT32;
+    case WK_I64: return WK_NCCL_INT64;
+    case WK_F16: return WK_NCCL_FLOAT16;
+    case WK_BF16: return WK_NCCL_BFLOAT16;
+    case WK_F32: return WK_NCCL_FLOAT32;
+    default: return WK_NCCL_FLOAT64;
+    }
+}
+
+static wk_ncclRedOp_t nccl_op(wk_comm_op op)
+{
+    static const wk_ncclRedOp_t ops[WK_COMM_OP_COUNT] = {WK_NCCL_SUM, WK_NCCL_PROD, WK_NCCL_MIN, WK_NCCL_MAX,
+                                                         WK_NCCL_AVG};
+    return ops[op];
+}
+
+static wk_ncclResult_t enqueue(gcomm *c, const wk_coll *k, wk_ncclStream_t st)
+{
+    const nccl_fns *f = c->f;
+    wk_ncclDataType_t dt = nccl_dtype(k->dtype);
+    switch (k->kind) {
+    case WK_COLL_ALL_REDUCE: return f->all_reduce(k->send, k->recv, k->count, dt, nccl_op(k->op), c->comm, st);
+    case WK_COLL_ALL_GATHER: return f->all_gather(k->send, k->recv, k->count, dt, c->comm, st);
+    case WK_COLL_REDUCE_SCATTER:
+        return f->reduce_scatter(k->send, k->recv, k->count, dt, nccl_op(k->op), c->comm, st);
+    case WK_COLL_BROADCAST: return f->broadcast(k->send, k->recv, k->count, dt, k->peer, c->comm, st);
+    case WK_COLL_REDUCE: return f->reduce(k->send, k->recv, k->count, dt, nccl_op(k->op), k->peer, c->comm, st);
+    case WK_COLL_SEND: return f->send(k->send, k->count, dt, k->peer, c->comm, st);
+    default: return f->recv(k->recv, k->count, dt, k->peer, c->comm, st);
+    }
+}
+
+/* This thread's open group per library: the communicators it queued on, polled at its end. */
+#define GROUP_MAX 1024
+static _Thread_local struct {
+    gcomm *list[GROUP_MAX];
+    int n;
+} open_group[2];
+
+static wk_status remember_in_group(gcomm *c)
+{
+    for (int i = 0; i < open_group[c->lib].n; i++)
+        if (open_group[c->lib].list[i] == c)
+            return WK_OK;
+    if (open_group[c->lib].n == GROUP_MAX)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "comm group: more than %d communicators in one group", GROUP_MAX);
+    open_group[c->lib].list[open_group[c->lib].n++] = c;
+    return WK_OK;
+}
+
+static wk_status gpu_comm_run(void *impl, const wk_coll *k, bool grouped)
+{
+    gcomm *c = impl;
+    const char *op = wk_coll_name(k->kind);
+    if (grouped)
+        WK_TRY(remember_in_group(c));
+    pthread_rwlock_rdlock(&c->lock);
+    if (c->aborted || atomic_load(&c->broken)) {
+        pthread_rwlock_unlock(&c->lock);
+        return broken_error(c, op);
+    }
+    wk_gpu_dev *d = wk_gpu_enter(c->dev);
+    double start = now_s();
+    wk_ncclResult_t r = enqueue(c, k, (wk_ncclStream_t)d->stream);
+    wk_status s = WK_OK;
+    bool ok = grouped && r == WK_NCCL_SUCCESS ? true : settle(c, r, op, start, &s);
+    pthread_rwlock_unlock(&c->lock);
+    if (!ok)
+        abort_comm(c);
+    return s;
+}
+
+static wk_status group_begin(int lib)
+{
+    WK_TRY(load("comm_group_begin", lib));
+    open_group[lib].n = 0;
+    wk_ncclResult_t r = fns[lib].group_start();
+    if (r != WK_NCCL_SUCCESS)
+        return wk_error(WK_ERR_COMM, "comm_group_begin: %s: %s", libs[lib].name, fns[lib].error_string(r));
+    return WK_OK;
+}
+
+/* Ends the library's group, then polls every communicator it queued on (each against its own timeout). */
+static wk_status group_end(int lib)
+{
+    double start = now_s();
+    wk_ncclResult_t r = fns[lib].group_end();
+    wk_status first = WK_OK;
+    for (int i = 0; i < open_group[lib].n; i++) {
+        gcomm *c = open_group[lib].list[i];
+        wk_status s = WK_OK;
+        pthread_rwlock_rdlock(&c->lock);
+        bool ok = !c->aborted && settle(c, r == WK_NCCL_SUCCESS ? WK_NCCL_SUCCESS : WK_NCCL_IN_PROGRESS,
+                                        "comm_group_end", start, &s);
+        if (c->aborted)
+            s = broken_error(c, "comm_group_end");
+        pthread_rwlock_unlock(&c->lock);
+        if (!ok)
+            abort_comm(c);
+        first = first == WK_OK ? s : first;
+    }
+    if (first == WK_OK && r != WK_NCCL_SUCCESS && r != WK_NCCL_IN_PROGRESS)
+        first = wk_error(WK_ERR_COMM, "comm_group_end: %s: %s", libs[lib].name, fns[lib].error_string(r));
+    open_group[lib].n = 0;
+    return first;
+}
+static wk_status nccl_group_begin(void) { return group_begin(LIB_NCCL); }
+static wk_status nccl_group_end(void) { return group_end(LIB_NCCL); }
+static wk_status rccl_group_begin(void) { return group_begin(LIB_RCCL); }
+static wk_status rccl_group_end(void) { return group_end(LIB_RCCL); }
+
+/* One poll of wait: whether the recorded event has passed; false with *s on a library error. */
+static bool poll_done(gcomm *c, bool *done, wk_status *s)
+{
+    wk_gpu_dev *d = wk_gpu_enter(c->dev);
+    if ((*s = d->rt->event_query(c->event, done)) != WK_OK)
+        return false;
+    wk_ncclResult_t r = WK_NCCL_SUCCESS;
+    if (c->f->async_error(c->comm, &r) != WK_NCCL_SUCCESS)
+        r = 2;
+    if (r != WK_NCCL_SUCCESS && r != WK_NCCL_IN_PROGRESS) {
+        *s = fail_nccl(c, "comm_wait", r);
+        return false;
+    }
+    return true;
+}
+
+static wk_status gpu_comm_wait(void *impl)
+{
+    gcomm *c = impl;
+    double start = now_s();
+    pthread_rwlock_rdlock(&c->lock);
+    wk_status s = c->aborted || atomic_load(&c->broken) ? broken_error(c, "comm_wait") : WK_OK;
+    if (s == WK_OK) {
+        wk_gpu_dev *d = wk_gpu_enter(c->dev);
+        s = d->rt->event_record(c->event, d->stream);
+    }
+    pthread_rwlock_unlock(&c->lock);
+    bool done = false;
+    while (s == WK_OK && !done) {
+        pthread_rwlock_rdlock(&c->lock);
+        bool ok = c->aborted ? (s = broken_error(c, "comm_wait"), false) : poll_done(c, &done, &s);
+        if (ok && !done && c->timeout_s > 0 && now_s() - start > c->timeout_s) {
+            char what[96];
+            snprintf(what, sizeof what, "timed out after %g s waiting for its collectives", c->timeout_s);
+            s = fail(c, "comm_wait", what);
+        }
+        pthread_rwlock_unlock(&c->lock);
+        if (s != WK_OK)
+            abort_comm(c);
+        else if (!done)
+            pause_briefly();
+    }
+    return s;
+}
+
+static wk_status gpu_comm_abort(void *impl)
+{
+    gcomm *c = impl;
+    fail(c, "comm_abort", "aborted by wk_comm_abort");
+    abort_comm(c);
+    return WK_OK;
+}
+
+/* Finalizes (flushes the rank's work, polled against the timeout) and destroys; aborts instead when broken. */
+static wk_status gpu_comm_destroy(void *impl)
+{
+    gcomm *c = impl;
+    wk_status s = atomic_load(&c->broken) ? WK_OK : gpu_comm_wait(c);
+    if (s == WK_OK && !atomic_load(&c->broken)) {
+        pthread_rwlock_rdlock(&c->lock);
+        double start = now_s();
+        wk_gpu_enter(c->dev);
+        bool ok = settle(c, c->f->finalize(c->comm), "comm_destroy", start, &s);
+        if (ok)
+            c->f->destroy(c->comm);
+        c->aborted = ok; /* gone either way: destroyed here, or aborted below */
+        pthread_rwlock_unlock(&c->lock);
+    }
+    abort_comm(c);
+    gcomm_free(c);
+    return s;
+}
+
+const wk_comm_backend wk_cuda_comm = {
+    .library = gpu_comm_library, .id_new = gpu_comm_id_new, .init = gpu_comm_init, .run = gpu_comm_run,
+    .group_begin = nccl_group_begin, .group_end = nccl_group_end, .wait = gpu_comm_wait,
+    .abort = gpu_comm_abort, .destroy = gpu_comm_destroy,
+};
+const wk_comm_backend wk_rocm_comm = {
+    .library = gpu_comm_library, .id_new = gpu_comm_id_new, .init = gpu_comm_init, .run = gpu_comm_run,
+    .group_begin = rccl_group_begin, .group_end = rccl_group_end, .wait = gpu_comm_wait,
+    .abort = gpu_comm_abort, .destroy = gpu_comm_destroy,
+};
