@@ -698,6 +698,21 @@ wk_status wk_comm_reduce(wk_comm *c, const wk_tensor *x, wk_comm_op op, int root
 wk_status wk_comm_send(wk_comm *c, const wk_tensor *x, int peer);
 wk_status wk_comm_recv(wk_comm *c, wk_tensor *out, int peer);
 
+/* Tensor-parallel linear layers (Megatron-LM's column- and row-parallel), out = x W^T for a weight W (N, K) in
+ * the PyTorch/GGUF orientation (a row per output feature) split across the ranks; 2-D operands of one float
+ * dtype, any strides. On GPUs the product is made in chunks and each chunk's collective runs on a side stream
+ * while the next chunk is computed, so communication overlaps compute; the call returns once all is queued.
+ *  - wk_tp_linear_column: w_shard = rows [r N/size, (r+1) N/size) of W; x (M, K), the same on every rank.
+ *    gather false: out (M, N/size) contiguous, this rank's columns of x W^T (nothing is communicated).
+ *    gather true: out (M, N), all of x W^T on every rank, as the transposed view of an (N, M) buffer
+ *    (wk_contiguous makes it row-major).
+ *  - wk_tp_linear_row: w_shard = columns [r K/size, (r+1) K/size) of W, an (N, K/size) tensor; x_shard (M,
+ *    K/size) this rank's columns of x (a column-parallel layer's output without gather). out (M, N) contiguous:
+ *    x W^T, the ranks' partial products summed (all_reduce), on every rank.
+ * Every rank calls the same layer with the same shapes (the collectives' rule). */
+wk_status wk_tp_linear_column(wk_comm *c, const wk_tensor *x, const wk_tensor *w_shard, bool gather, wk_tensor **out);
+wk_status wk_tp_linear_row(wk_comm *c, const wk_tensor *x_shard, const wk_tensor *w_shard, wk_tensor **out);
+
 /* ---------------------------------------------------------------- build information */
 typedef struct wk_build_info {
     const char *version;        /* WICK_VERSION_STRING */

@@ -51,6 +51,9 @@ typedef struct wk_coll {
     const void *send;
     void *recv;
     int peer;
+    /* Queue on the communicator's side stream, after the work queued on the device so far, without making the
+     * device's later work wait (join does that): communication overlapped with compute (ops/comm_tp.c). */
+    bool side;
 } wk_coll;
 const char *wk_coll_name(wk_coll_kind k); /* "all_reduce", ... (ops/comm.c) */
 
@@ -74,6 +77,8 @@ typedef struct wk_comm_backend {
     wk_status (*abort)(void *impl);
     /* Waits as wait does (unless broken), then frees impl whatever happened. */
     wk_status (*destroy)(void *impl);
+    /* The device's later work waits for the side stream's (optional: NULL where run is synchronous). */
+    wk_status (*join)(void *impl);
 } wk_comm_backend;
 
 struct wk_backend {

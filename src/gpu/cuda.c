@@ -184,6 +184,16 @@ static wk_status cuda_memset8(wk_gpu_handle stream, void *dst, int byte, size_t 
     return WK_OK;
 }
 
+static wk_status cuda_stream_new(wk_gpu_handle *stream)
+{
+    wk_CUstream s;
+    CU_TRY(cuStreamCreate, (&s, WK_CU_STREAM_NON_BLOCKING));
+    *stream = s;
+    return WK_OK;
+}
+
+static void cuda_stream_free(wk_gpu_handle stream) { cu.cuStreamDestroy_v2((wk_CUstream)stream); }
+
 static wk_status cuda_stream_sync(wk_gpu_handle stream)
 {
     CU_TRY(cuStreamSynchronize, ((wk_CUstream)stream));
@@ -296,6 +306,8 @@ const wk_gpu_runtime wk_cuda_runtime = {
     .copy_d2h = cuda_copy_d2h,
     .copy_d2d = cuda_copy_d2d,
     .memset8 = cuda_memset8,
+    .stream_new = cuda_stream_new,
+    .stream_free = cuda_stream_free,
     .stream_sync = cuda_stream_sync,
     .stream_order = cuda_stream_order,
     .event_new = cuda_event_new,

@@ -57,6 +57,7 @@ enum {
     X(cuCtxSetCurrent, (wk_CUcontext ctx))                                           \
     X(cuStreamCreate, (wk_CUstream * phStream, unsigned int Flags))                   \
     X(cuStreamSynchronize, (wk_CUstream hStream))                                \
+    X(cuStreamDestroy_v2, (wk_CUstream hStream))                                 \
     X(cuEventCreate, (wk_CUevent * phEvent, unsigned int Flags))                       \
     X(cuEventRecord, (wk_CUevent hEvent, wk_CUstream hStream))                         \
     X(cuEventDestroy_v2, (wk_CUevent hEvent))                                          \

@@ -288,6 +288,16 @@ static wk_status hip_memset8(wk_gpu_handle stream, void *dst, int byte, size_t b
     return WK_OK;
 }
 
+static wk_status hip_stream_new(wk_gpu_handle *stream)
+{
+    wk_hipStream_t s;
+    HIP_TRY(hipStreamCreateWithFlags, (&s, WK_HIP_STREAM_NON_BLOCKING));
+    *stream = s;
+    return WK_OK;
+}
+
+static void hip_stream_free(wk_gpu_handle stream) { hip.hipStreamDestroy((wk_hipStream_t)stream); }
+
 static wk_status hip_stream_sync(wk_gpu_handle stream)
 {
     HIP_TRY(hipStreamSynchronize, ((wk_hipStream_t)stream));
@@ -423,6 +433,8 @@ const wk_gpu_runtime wk_hip_runtime = {
     .copy_d2h = hip_copy_d2h,
     .copy_d2d = hip_copy_d2d,
     .memset8 = hip_memset8,
+    .stream_new = hip_stream_new,
+    .stream_free = hip_stream_free,
     .stream_sync = hip_stream_sync,
     .stream_order = hip_stream_order,
     .event_new = hip_event_new,

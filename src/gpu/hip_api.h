@@ -64,6 +64,7 @@ enum {
     X(hipGetDevice, (int *deviceId))                                                                      \
     X(hipStreamCreateWithFlags, (wk_hipStream_t * stream, unsigned int flags))                            \
     X(hipStreamSynchronize, (wk_hipStream_t stream))                                                      \
+    X(hipStreamDestroy, (wk_hipStream_t stream))                                                          \
     X(hipEventCreateWithFlags, (wk_hipEvent_t * event, unsigned flags))                                   \
     X(hipEventRecord, (wk_hipEvent_t event, wk_hipStream_t stream))                                       \
     X(hipEventDestroy, (wk_hipEvent_t event))                                                             \

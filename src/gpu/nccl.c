@@ -109,6 +109,7 @@ typedef struct gcomm {
     pthread_mutex_t why_lock;
     char why[400];
     wk_gpu_handle event; /* wait(): recorded after the queued work */
+    wk_gpu_handle side;  /* the side stream (wk_coll.side) */
 } gcomm;
 
 static double now_s(void)
@@ -192,10 +193,11 @@ static void gcomm_free(gcomm *c)
 {
     if (!c)
         return;
-    if (c->event) {
-        wk_gpu_dev *d = wk_gpu_enter(c->dev);
+    wk_gpu_dev *d = wk_gpu_enter(c->dev);
+    if (c->event)
         d->rt->event_free(c->event);
-    }
+    if (c->side)
+        d->rt->stream_free(c->side);
     pthread_rwlock_destroy(&c->lock);
     pthread_mutex_destroy(&c->why_lock);
     free(c);
@@ -210,8 +212,10 @@ static gcomm *gcomm_new(int lib, wk_device *dev, int rank, double timeout_s)
     pthread_rwlock_init(&c->lock, NULL);
     pthread_mutex_init(&c->why_lock, NULL);
     wk_gpu_dev *d = wk_gpu_enter(dev);
-    if (!d || d->rt->event_new(&c->event) != WK_OK) {
+    if (d->rt->event_new(&c->event) != WK_OK)
         c->event = NULL;
+    if (!c->event || d->rt->stream_new(&c->side) != WK_OK) {
+        c->side = NULL;
         gcomm_free(c);
         return NULL;
     }
@@ -362,8 +366,12 @@ static wk_status gpu_comm_run(void *impl, const wk_coll *k, bool grouped)
     }
     wk_gpu_dev *d = wk_gpu_enter(c->dev);
     double start = now_s();
-    wk_ncclResult_t r = enqueue(c, k, (wk_ncclStream_t)d->stream);
-    wk_status s = WK_OK;
+    wk_status s = k->side ? d->rt->stream_order(d->stream, c->side) : WK_OK;
+    if (s != WK_OK) {
+        pthread_rwlock_unlock(&c->lock);
+        return s;
+    }
+    wk_ncclResult_t r = enqueue(c, k, (wk_ncclStream_t)(k->side ? c->side : d->stream));
     bool ok = grouped && r == WK_NCCL_SUCCESS ? true : settle(c, r, op, start, &s);
     pthread_rwlock_unlock(&c->lock);
     if (!ok)
@@ -426,12 +434,21 @@ static bool poll_done(gcomm *c, bool *done, wk_status *s)
     return true;
 }
 
+static wk_status gpu_comm_join(void *impl)
+{
+    gcomm *c = impl;
+    wk_gpu_dev *d = wk_gpu_enter(c->dev);
+    return d->rt->stream_order(c->side, d->stream);
+}
+
 static wk_status gpu_comm_wait(void *impl)
 {
     gcomm *c = impl;
     double start = now_s();
     pthread_rwlock_rdlock(&c->lock);
     wk_status s = c->aborted || atomic_load(&c->broken) ? broken_error(c, "comm_wait") : WK_OK;
+    if (s == WK_OK)
+        s = gpu_comm_join(c);
     if (s == WK_OK) {
         wk_gpu_dev *d = wk_gpu_enter(c->dev);
         s = d->rt->event_record(c->event, d->stream);
@@ -486,10 +503,10 @@ static wk_status gpu_comm_destroy(void *impl)
 const wk_comm_backend wk_cuda_comm = {
     .library = gpu_comm_library, .id_new = gpu_comm_id_new, .init = gpu_comm_init, .run = gpu_comm_run,
     .group_begin = nccl_group_begin, .group_end = nccl_group_end, .wait = gpu_comm_wait,
-    .abort = gpu_comm_abort, .destroy = gpu_comm_destroy,
+    .abort = gpu_comm_abort, .destroy = gpu_comm_destroy, .join = gpu_comm_join,
 };
 const wk_comm_backend wk_rocm_comm = {
     .library = gpu_comm_library, .id_new = gpu_comm_id_new, .init = gpu_comm_init, .run = gpu_comm_run,
     .group_begin = rccl_group_begin, .group_end = rccl_group_end, .wait = gpu_comm_wait,
-    .abort = gpu_comm_abort, .destroy = gpu_comm_destroy,
+    .abort = gpu_comm_abort, .destroy = gpu_comm_destroy, .join = gpu_comm_join,
 };

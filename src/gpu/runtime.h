@@ -43,6 +43,9 @@ struct wk_gpu_runtime {
     wk_status (*copy_d2h)(wk_gpu_handle stream, void *dst, const void *src, size_t bytes);
     wk_status (*copy_d2d)(wk_gpu_handle stream, void *dst, const void *src, size_t bytes);
     wk_status (*memset8)(wk_gpu_handle stream, void *dst, int byte, size_t bytes);
+    /* Another non-blocking stream on the current context (a communicator's side stream). */
+    wk_status (*stream_new)(wk_gpu_handle *stream);
+    void (*stream_free)(wk_gpu_handle stream);
     wk_status (*stream_sync)(wk_gpu_handle stream);
     /* Work queued on `to` from now on waits for all work queued on `from` so far (an event). */
     wk_status (*stream_order)(wk_gpu_handle from, wk_gpu_handle to);

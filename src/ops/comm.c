@@ -6,14 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/common.h"
-
-struct wk_comm {
-    const wk_comm_backend *be;
-    wk_device *dev;
-    int rank, size;
-    void *impl;
-};
+#include "ops/comm.h"
 
 const char *wk_comm_op_name(wk_comm_op op)
 {
@@ -277,13 +270,14 @@ static wk_status check_same_shape(const char *op, const wk_tensor *x, const wk_t
     return WK_OK;
 }
 
-static wk_status run(wk_comm *c, const char *op, wk_coll *k)
+wk_status wk_comm_queue(wk_comm *c, const wk_coll *k)
 {
     if (group.depth > 0)
         WK_TRY(join_group(c->be));
-    (void)op;
     return c->be->run(c->impl, k, group.depth > 0);
 }
+
+wk_status wk_comm_join_side(wk_comm *c) { return c->be->join ? c->be->join(c->impl) : WK_OK; }
 
 static wk_status check_comm(const char *op, const wk_comm *c)
 {
@@ -304,7 +298,7 @@ wk_status wk_comm_all_reduce(wk_comm *c, const wk_tensor *x, wk_comm_op rop, wk_
     WK_TRY(check_disjoint(op, x, out, true));
     wk_coll k = {.kind = WK_COLL_ALL_REDUCE, .op = rop, .dtype = x->dtype, .count = (size_t)wk_tensor_numel(x),
                  .send = wk_tensor_data(x), .recv = wk_tensor_data(out)};
-    return run(c, op, &k);
+    return wk_comm_queue(c, &k);
 }
 
 wk_status wk_comm_all_gather(wk_comm *c, const wk_tensor *x, wk_tensor *out)
@@ -322,7 +316,7 @@ wk_status wk_comm_all_gather(wk_comm *c, const wk_tensor *x, wk_tensor *out)
     WK_TRY(check_disjoint(op, x, out, false));
     wk_coll k = {.kind = WK_COLL_ALL_GATHER, .dtype = x->dtype, .count = (size_t)wk_tensor_numel(x),
                  .send = wk_tensor_data(x), .recv = wk_tensor_data(out)};
-    return run(c, op, &k);
+    return wk_comm_queue(c, &k);
 }
 
 wk_status wk_comm_reduce_scatter(wk_comm *c, const wk_tensor *x, wk_comm_op rop, wk_tensor *out)
@@ -341,7 +335,7 @@ wk_status wk_comm_reduce_scatter(wk_comm *c, const wk_tensor *x, wk_comm_op rop,
     WK_TRY(check_disjoint(op, x, out, false));
     wk_coll k = {.kind = WK_COLL_REDUCE_SCATTER, .op = rop, .dtype = x->dtype,
                  .count = (size_t)wk_tensor_numel(out), .send = wk_tensor_data(x), .recv = wk_tensor_data(out)};
-    return run(c, op, &k);
+    return wk_comm_queue(c, &k);
 }
 
 wk_status wk_comm_broadcast(wk_comm *c, const wk_tensor *x, int root, wk_tensor *out)
@@ -359,7 +353,7 @@ wk_status wk_comm_broadcast(wk_comm *c, const wk_tensor *x, int root, wk_tensor 
         WK_TRY(check_disjoint(op, x, out, true));
         k.send = wk_tensor_data(x);
     }
-    return run(c, op, &k);
+    return wk_comm_queue(c, &k);
 }
 
 wk_status wk_comm_reduce(wk_comm *c, const wk_tensor *x, wk_comm_op rop, int root, wk_tensor *out)
@@ -378,7 +372,7 @@ wk_status wk_comm_reduce(wk_comm *c, const wk_tensor *x, wk_comm_op rop, int roo
         WK_TRY(check_disjoint(op, x, out, true));
         k.recv = wk_tensor_data(out);
     }
-    return run(c, op, &k);
+    return wk_comm_queue(c, &k);
 }
 
 wk_status wk_comm_send(wk_comm *c, const wk_tensor *x, int peer)
@@ -389,7 +383,7 @@ wk_status wk_comm_send(wk_comm *c, const wk_tensor *x, int peer)
     WK_TRY(check_buffer(op, c, "x", x, false));
     wk_coll k = {.kind = WK_COLL_SEND, .dtype = x->dtype, .count = (size_t)wk_tensor_numel(x),
                  .send = wk_tensor_data(x), .peer = peer};
-    return run(c, op, &k);
+    return wk_comm_queue(c, &k);
 }
 
 wk_status wk_comm_recv(wk_comm *c, wk_tensor *out, int peer)
@@ -400,5 +394,5 @@ wk_status wk_comm_recv(wk_comm *c, wk_tensor *out, int peer)
     WK_TRY(check_buffer(op, c, "out", out, true));
     wk_coll k = {.kind = WK_COLL_RECV, .dtype = out->dtype, .count = (size_t)wk_tensor_numel(out),
                  .recv = wk_tensor_data(out), .peer = peer};
-    return run(c, op, &k);
+    return wk_comm_queue(c, &k);
 }

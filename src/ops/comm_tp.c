@@ -1,0 +1,180 @@
+/* comm_tp.c: the tensor-parallel linear layers (wick.h): validation, then the product in chunks, each chunk's
+ * collective queued on the communicator's side stream so that it overlaps the next chunk's product. */
+#include <string.h>
+
+#include "ops/comm.h"
+
+/* Chunks a layer's product is split into: several where a side stream can overlap them and the product is big
+ * enough for a chunk to outlast a collective's start-up (measured on the H100: 2^31 multiply-adds a chunk). */
+static int64_t chunks_of(const wk_comm *c, int64_t rows, int64_t other, int64_t k)
+{
+    if (!wk_comm_overlaps(c) || c->size == 1 || rows < 4)
+        return 1;
+    double work = (double)rows * (double)other * (double)k;
+    return work >= 4.0 * 2147483648.0 ? 4 : 1;
+}
+
+static wk_status check_operand(const char *op, const wk_comm *c, const char *name, const wk_tensor *t)
+{
+    char buf[200];
+    WK_TRY(wk_check_tensor(op, name, t));
+    if (wk_dev(t) != c->dev)
+        return wk_error(WK_ERR_DEVICE, "%s: %s %s is not on rank %d's device %s", op, name,
+                        wk_describe(buf, sizeof buf, t), c->rank, c->dev->name);
+    WK_TRY(wk_check_rank(op, name, t, 2));
+    return wk_check_float(op, t);
+}
+
+/* The layer's operands: x (M, K) and w (N, K) of one float dtype on c's device, the backend with a matmul. */
+static wk_status check_layer(const char *op, const wk_comm *c, const wk_tensor *x, const wk_tensor *w, void *out)
+{
+    char b1[64], b2[64];
+    if (!c)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: communicator is NULL", op);
+    WK_TRY(wk_check_out(op, out));
+    WK_TRY(check_operand(op, c, "x", x));
+    WK_TRY(check_operand(op, c, "w_shard", w));
+    WK_TRY(wk_check_same_dtype(op, x, w));
+    if (x->shape[1] != w->shape[1])
+        return wk_error(WK_ERR_SHAPE, "%s: x %s and w_shard %s differ in their last dim (K)", op,
+                        wk_shape_str(b1, sizeof b1, 2, x->shape), wk_shape_str(b2, sizeof b2, 2, w->shape));
+    return WK_CHECK_SLOT(op, x, matmul);
+}
+
+/* dst (rows, cols), a contiguous view of `rows` rows of buf from row `row`, = a (rows, K) times b^T for
+ * b (cols, K); K == 0 gives zeros. */
+static wk_status product(const wk_tensor *a, const wk_tensor *b, wk_tensor *buf, int64_t row, int64_t rows,
+                         wk_tensor **dst)
+{
+    int64_t cols = buf->shape[1];
+    int64_t shape[2] = {rows, cols}, strides[2] = {cols, 1};
+    WK_TRY(wk_tensor_view(buf, 2, shape, strides, buf->offset + row * cols, dst));
+    wk_status s;
+    if (a->shape[1] == 0 || rows == 0 || cols == 0) {
+        s = WK_SLOT(*dst, fill, *dst, wk_scalar_storage(a->dtype, 0.0));
+    } else {
+        wk_tensor *bt = NULL;
+        int64_t bshape[2] = {b->shape[1], b->shape[0]}, bstrides[2] = {b->strides[1], b->strides[0]};
+        s = wk_tensor_view(b, 2, bshape, bstrides, b->offset, &bt);
+        if (s == WK_OK)
+            s = wk_be(a)->matmul(a, bt, 0, *dst);
+        wk_tensor_release(bt);
+    }
+    if (s != WK_OK) {
+        wk_tensor_release(*dst);
+        *dst = NULL;
+    }
+    return s;
+}
+
+/* Rows [row, row + rows) of t (a view). */
+static wk_status rows_of(const wk_tensor *t, int64_t row, int64_t rows, wk_tensor **out)
+{
+    int64_t shape[2] = {rows, t->shape[1]};
+    return wk_tensor_view(t, 2, shape, t->strides, t->offset + row * t->strides[0], out);
+}
+
+/* Rows [row, row + rows) of buf, as a collective's buffer. */
+static void *row_ptr(const wk_tensor *buf, int64_t row)
+{
+    return (char *)wk_tensor_data(buf) + (size_t)(row * buf->shape[1]) * wk_dtype_size(buf->dtype);
+}
+
+/* Every rank's chunk of rows to every other rank, on the side stream: rank p's chunk lands at rows
+ * p * n + first of the (N, M) buffer, where this rank's own chunk already is. */
+static wk_status exchange_chunk(wk_comm *c, wk_tensor *buf, int64_t n, int64_t first, int64_t rows)
+{
+    size_t count = (size_t)(rows * buf->shape[1]);
+    WK_TRY(wk_comm_group_begin());
+    wk_status s = WK_OK;
+    for (int p = 0; p < c->size && s == WK_OK; p++) {
+        if (p == c->rank)
+            continue;
+        wk_coll send = {.kind = WK_COLL_SEND, .dtype = buf->dtype, .count = count, .peer = p, .side = true,
+                        .send = row_ptr(buf, c->rank * n + first)};
+        wk_coll recv = {.kind = WK_COLL_RECV, .dtype = buf->dtype, .count = count, .peer = p, .side = true,
+                        .recv = row_ptr(buf, p * n + first)};
+        s = wk_comm_queue(c, &send);
+        if (s == WK_OK)
+            s = wk_comm_queue(c, &recv);
+    }
+    wk_status e = wk_comm_group_end();
+    return s != WK_OK ? s : e;
+}
+
+/* x W^T gathered: the (N, M) buffer of W x^T, chunk by chunk of this rank's n rows, each chunk exchanged while
+ * the next is computed; out is its transposed view. */
+static wk_status column_gathered(wk_comm *c, const wk_tensor *x, const wk_tensor *w, wk_tensor **out)
+{
+    int64_t n = w->shape[0], m = x->shape[0];
+    int64_t shape[2] = {n * c->size, m};
+    wk_tensor *buf = NULL;
+    WK_TRY(wk_alloc_output("tp_linear_column", c->dev, x->dtype, 2, shape, &buf));
+    int64_t chunks = chunks_of(c, n, m, x->shape[1]), step = (n + chunks - 1) / chunks;
+    wk_status s = WK_OK;
+    for (int64_t first = 0; s == WK_OK && (first < n || first == 0); first += step) {
+        int64_t rows = n - first < step ? n - first : step;
+        wk_tensor *wi = NULL, *dst = NULL;
+        s = rows_of(w, first, rows, &wi);
+        if (s == WK_OK)
+            s = product(wi, x, buf, c->rank * n + first, rows, &dst);
+        if (s == WK_OK)
+            s = exchange_chunk(c, buf, n, first, rows);
+        wk_tensor_release(wi);
+        wk_tensor_release(dst);
+        if (n == 0)
+            break;
+    }
+    if (s == WK_OK)
+        s = wk_comm_join_side(c);
+    int64_t tshape[2] = {m, n * c->size}, tstrides[2] = {1, m};
+    wk_tensor *view = NULL;
+    if (s == WK_OK)
+        s = wk_tensor_view(buf, 2, tshape, tstrides, 0, &view);
+    wk_tensor_release(buf);
+    return wk_finish(s, view, out);
+}
+
+wk_status wk_tp_linear_column(wk_comm *c, const wk_tensor *x, const wk_tensor *w_shard, bool gather, wk_tensor **out)
+{
+    static const char op[] = "tp_linear_column";
+    WK_TRY(check_layer(op, c, x, w_shard, out));
+    if (gather)
+        return column_gathered(c, x, w_shard, out);
+    int64_t shape[2] = {x->shape[0], w_shard->shape[0]};
+    wk_tensor *res = NULL, *dst = NULL;
+    WK_TRY(wk_alloc_output(op, c->dev, x->dtype, 2, shape, &res));
+    wk_status s = product(x, w_shard, res, 0, shape[0], &dst);
+    wk_tensor_release(dst);
+    return wk_finish(s, res, out);
+}
+
+wk_status wk_tp_linear_row(wk_comm *c, const wk_tensor *x_shard, const wk_tensor *w_shard, wk_tensor **out)
+{
+    static const char op[] = "tp_linear_row";
+    WK_TRY(check_layer(op, c, x_shard, w_shard, out));
+    int64_t m = x_shard->shape[0], n = w_shard->shape[0];
+    int64_t shape[2] = {m, n};
+    wk_tensor *res = NULL;
+    WK_TRY(wk_alloc_output(op, c->dev, x_shard->dtype, 2, shape, &res));
+    int64_t chunks = chunks_of(c, m, n, x_shard->shape[1]), step = (m + chunks - 1) / chunks;
+    wk_status s = WK_OK;
+    for (int64_t first = 0; s == WK_OK && (first < m || first == 0); first += step) {
+        int64_t rows = m - first < step ? m - first : step;
+        wk_tensor *xi = NULL, *dst = NULL;
+        s = rows_of(x_shard, first, rows, &xi);
+        if (s == WK_OK)
+            s = product(xi, w_shard, res, first, rows, &dst);
+        wk_coll k = {.kind = WK_COLL_ALL_REDUCE, .op = WK_COMM_SUM, .dtype = res->dtype, .side = true,
+                     .count = (size_t)(rows * n), .send = row_ptr(res, first), .recv = row_ptr(res, first)};
+        if (s == WK_OK)
+            s = wk_comm_queue(c, &k);
+        wk_tensor_release(xi);
+        wk_tensor_release(dst);
+        if (m == 0)
+            break;
+    }
+    if (s == WK_OK)
+        s = wk_comm_join_side(c);
+    return wk_finish(s, res, out);
+}
