@@ -633,7 +633,8 @@ wk_status wk_from_dlpack_legacy(struct DLManagedTensor *m, unsigned flags, wk_te
  *  - Tensors are contiguous (any start offset) on the rank's device, of one dtype (any wick dtype); a strided
  *    view is WK_ERR_INVALID_ARGUMENT (wk_contiguous first). An output is written in place: it must be
  *    writable and must not overlap the input, except where a call says the two may be the same tensor.
- *    Buffers of different ranks must not overlap.
+ *    Buffers of different ranks must not overlap. A root or peer outside [0, size), an output that overlaps its
+ *    input or is read-only: WK_ERR_INVALID_ARGUMENT; a tensor on another device than the rank's: WK_ERR_DEVICE.
  *  - On a GPU a collective is queued on the device's stream, in order with wick's ops, and returns: read its
  *    output through the usual synchronising calls (wk_tensor_to_host, wk_device_sync), or wk_comm_wait. On
  *    the CPU it returns when this rank's part is done.

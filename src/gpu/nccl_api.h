@@ -49,6 +49,8 @@ typedef wk_ncclResult_t (*wk_ncclGetVersion_fn)(int *version);
 typedef wk_ncclResult_t (*wk_ncclGetUniqueId_fn)(wk_ncclUniqueId *uniqueId);
 typedef wk_ncclResult_t (*wk_ncclCommInitRankConfig_fn)(wk_ncclComm_t *comm, int nranks, wk_ncclUniqueId commId,
                                                          int rank, wk_ncclConfig_t *config);
+typedef wk_ncclResult_t (*wk_ncclCommSplit_fn)(wk_ncclComm_t comm, int color, int key, wk_ncclComm_t *newcomm,
+                                               wk_ncclConfig_t *config);
 typedef wk_ncclResult_t (*wk_ncclCommFinalize_fn)(wk_ncclComm_t comm);
 typedef wk_ncclResult_t (*wk_ncclCommDestroy_fn)(wk_ncclComm_t comm);
 typedef wk_ncclResult_t (*wk_ncclCommAbort_fn)(wk_ncclComm_t comm);

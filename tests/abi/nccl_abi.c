@@ -69,6 +69,8 @@ SAME_TYPE(__typeof__(&ncclCommInitRankConfig), ncclResult_t (*)(ncclComm_t *, in
 SAME_TYPE(wk_ncclCommInitRankConfig_fn,
           wk_ncclResult_t (*)(wk_ncclComm_t *, int, wk_ncclUniqueId, int, wk_ncclConfig_t *));
 SAME_FIELD(wk_ncclUniqueId, ncclUniqueId, internal);
+SAME_TYPE(__typeof__(&ncclCommSplit), ncclResult_t (*)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *));
+SAME_TYPE(wk_ncclCommSplit_fn, wk_ncclResult_t (*)(wk_ncclComm_t, int, int, wk_ncclComm_t *, wk_ncclConfig_t *));
 SAME_FN(ncclCommFinalize);
 SAME_FN(ncclCommDestroy);
 SAME_FN(ncclCommAbort);
