@@ -8,7 +8,7 @@
  *    "algbw_gbs": ..., "busbw_gbs": ...}
  * algbw = bytes / time (GB/s, 1e9 bytes); busbw = algbw * 2 (n-1)/n for all_reduce, * (n-1)/n for the others.
  *   comm_bench [--backend cuda|rocm|cpu] [--devices N] [--warmup 5] [--iters 20] [--sizes 16,256,1024]
- *              [--other-mib 256] [--timeout 300]
+ *              [--other-mib 256] [--timeout 0]   (0: blocking communicators, the fast path; > 0: bounded waits)
  * The CPU backend (threads of this process, --devices ranks, 2 by default) is for checking the program. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
@@ -79,7 +79,7 @@ static int parse_sizes(const char *list, options *o)
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    *o = (options){.backend = "cuda", .warmup = 5, .iters = 20, .other_mib = 256, .timeout_s = 300};
+    *o = (options){.backend = "cuda", .warmup = 5, .iters = 20, .other_mib = 256, .timeout_s = 0};
     parse_sizes("16,256,1024", o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -624,7 +624,11 @@ wk_status wk_from_dlpack_legacy(struct DLManagedTensor *m, unsigned flags, wk_te
  *    Blocks until every rank has joined.
  *  - timeout_s > 0 bounds every wait of the communicator: joining, a collective's host call, wk_comm_wait,
  *    wk_comm_destroy. When it expires the communicator is aborted and the call returns WK_ERR_COMM. 0 waits
- *    without bound (then wk_comm_abort from another thread is the way out).
+ *    without bound (joining too), for speed: on GPUs NCCL/RCCL then launch each collective from the calling
+ *    thread, where with a timeout they launch through the library's own thread, which costs 100-150 us a call
+ *    (measured on two H200s: README, Benchmarks). Without a timeout, wk_comm_abort from another thread stops
+ *    work queued on the device, but a host call blocked inside the library (a peer that died while connections
+ *    were being made) may not return: use a timeout where peers can fail.
  *
  * Collectives:
  *  - Every rank calls the same collectives in the same order with the same dtype, element counts, op and

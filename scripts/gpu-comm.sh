@@ -69,6 +69,7 @@ if wanted test; then
 fi
 if wanted bench; then
     step comm_bench 200 sh -c "'$BUILD/comm_bench' >'$OUT/comm-wick.jsonl'"
+    step comm_bench_timeout 200 sh -c "'$BUILD/comm_bench' --timeout 300 >'$OUT/comm-wick-timeout.jsonl'"
     step torch_comm 300 sh -c "'$PYTHON' bench/torch_comm.py >'$OUT/comm-torch.jsonl'"
     if [ -x "$BUILD/tp_bench" ]; then
         step tp_bench 300 sh -c "'$BUILD/tp_bench' >'$OUT/tp-wick.jsonl'"
@@ -76,7 +77,13 @@ if wanted bench; then
     fi
     {
         echo
+        echo "Communicators without a timeout (blocking, the fast path):"
+        echo
         "$PYTHON" bench/torch_comm.py --compare "$OUT/comm-wick.jsonl" "$OUT/comm-torch.jsonl"
+        echo
+        echo "With a timeout of 300 s (non-blocking, every wait bounded):"
+        echo
+        "$PYTHON" bench/torch_comm.py --compare "$OUT/comm-wick-timeout.jsonl" "$OUT/comm-torch.jsonl"
         echo
         [ -f "$OUT/tp-wick.jsonl" ] && "$PYTHON" bench/torch_tp.py --compare "$OUT/tp-wick.jsonl" "$OUT/tp-torch.jsonl"
     } >>"$SUMMARY" 2>>"$LOG"

@@ -1,8 +1,9 @@
 /* nccl.c: the GPU backends' communicators (backend.h's comm table) through NCCL on NVIDIA and RCCL on AMD, one
- * API under one set of names, loaded with dlopen on first use (never linked). Communicators are non-blocking
- * (ncclConfig_t.blocking = 0): every call that may wait is polled against the communicator's timeout, and a
- * timeout or an error aborts it with ncclCommAbort, so no wait is without end. A collective is queued on the
- * device's stream, in order with wick's own work. */
+ * API under one set of names, loaded with dlopen on first use (never linked). A communicator with a timeout is
+ * non-blocking (ncclConfig_t.blocking = 0): every call that may wait is polled against it, and a timeout or an
+ * error aborts it with ncclCommAbort, so no wait is without end; one without is a blocking split of such a
+ * communicator, for launch speed (start_and_settle). A collective is queued on the device's stream, in order
+ * with wick's own work. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,8 @@ typedef struct gcomm {
     wk_ncclComm_t comm;
     int rank, size;
     double timeout_s;
-    bool blocking; /* a blocking split of the non-blocking communicator that joined (start_and_settle) */
+    bool blocking;        /* comm is a blocking split of parent, the non-blocking communicator that joined */
+    wk_ncclComm_t parent; /* (start_and_settle); NULL when comm is the one that joined */
     /* Held for reading by every call that uses comm, for writing by abort (which frees comm): a thread may
      * abort while another polls. */
     pthread_rwlock_t lock;
@@ -162,6 +164,9 @@ static void abort_comm(gcomm *c)
     pthread_rwlock_wrlock(&c->lock);
     if (!c->aborted && c->comm)
         c->f->abort(c->comm);
+    if (c->parent)
+        c->f->abort(c->parent); /* it ran no collective: nothing to flush */
+    c->parent = NULL;
     c->aborted = true;
     pthread_rwlock_unlock(&c->lock);
 }
@@ -299,10 +304,13 @@ static bool in_group(gcomm **c, int n, make_args *a, wk_ncclResult_t (*call)(gco
     return r == WK_NCCL_SUCCESS;
 }
 
-/* Joins every rank through a non-blocking ncclCommInitRankConfig, polled against the timeout. Then, where the
- * library can split, the ranks move to a blocking split of it: NCCL launches a non-blocking communicator's
- * collectives through its own thread, which cost 100-150 us a call on the H200 (bench/results); a blocking
- * one launches from the caller. Its waits are bounded by wk_comm_wait's polling, as PyTorch's watchdog does. */
+/* Joins every rank through a non-blocking ncclCommInitRankConfig, polled against the timeout. Without a timeout
+ * (timeout_s 0: waits without bound, by the caller's choice) and where the library can split, the ranks then move
+ * to a blocking split of it: NCCL launches a non-blocking communicator's collectives through its own thread,
+ * which cost 100-150 us a call on the H200 (bench/results/gpu-h200x2-2026-11-26-comm.md); a blocking one
+ * launches from the caller. With a timeout the communicator stays non-blocking, so that every wait is bounded:
+ * a blocking one's host calls can wait for a dead peer without end (measured: a rank whose peer exited after
+ * init never returned). */
 static wk_status start_and_settle(gcomm **c, int n, int size, const wk_comm_id *id)
 {
     make_args a = {.size = size, .cfg = config(false)};
@@ -314,19 +322,20 @@ static wk_status start_and_settle(gcomm **c, int n, int size, const wk_comm_id *
     for (int i = 0; i < n; i++)
         if (!settle(c[i], WK_NCCL_IN_PROGRESS, "comm_init", start, &s))
             return s;
-    const char *knob = getenv("WICK_NCCL_BLOCKING"); /* "0": stay non-blocking (a measuring knob) */
-    if (!c[0]->f->split || (knob && *knob == '0'))
+    if (!c[0]->f->split || c[0]->timeout_s > 0)
         return WK_OK;
     a.cfg = config(true);
     if (!in_group(c, n, &a, split_one, &s))
         return s;
+    /* The split runs on the parent's thread: poll the parent; the child appears when it is done. The parent stays
+     * until wk_comm_destroy: another rank may still be splitting through it. */
     for (int i = 0; i < n; i++) {
-        wk_ncclComm_t parent = c[i]->comm;
-        c[i]->comm = a.child[i];
-        bool ok = settle(c[i], WK_NCCL_IN_PROGRESS, "comm_init (split)", start, &s);
-        c[i]->f->abort(parent); /* it ran no collective: nothing to flush */
-        if (!ok)
+        if (!settle(c[i], WK_NCCL_IN_PROGRESS, "comm_init (split)", start, &s))
             return s;
+        if (!a.child[i])
+            return fail(c[i], "comm_init (split)", "the library made no communicator");
+        c[i]->parent = c[i]->comm;
+        c[i]->comm = a.child[i];
         c[i]->blocking = true;
     }
     return WK_OK;
