@@ -1,6 +1,8 @@
 /* comm_bench.c: collective bandwidth over the local devices of one backend, through wick's public API only.
- * One process drives every rank (wk_comm_init_all); an iteration is one group with each rank's collective,
- * then wk_device_sync on every device; the clock runs around the timed loop (after WARMUP iterations).
+ * One process makes every rank (wk_comm_init_all); a thread per rank then runs WARMUP iterations, waits for the
+ * others, and times ITERS iterations of its collective, each followed by wk_device_sync (as PyTorch's process
+ * per GPU does); a case's time is the slowest rank's. --group drives every rank from one thread instead, an
+ * iteration being one group with each rank's collective, then every device synchronised.
  * Cases: all_reduce SUM bf16 in place of 16, 256 and 1024 MiB, all_gather and reduce_scatter (SUM) bf16 of
  * 256 MiB (the size is the full buffer: all_gather's output, reduce_scatter's input, as nccl-tests counts).
  * Prints one JSON line per case (bench/torch_comm.py prints the same for PyTorch and compares the two):
@@ -9,10 +11,12 @@
  * algbw = bytes / time (GB/s, 1e9 bytes); busbw = algbw * 2 (n-1)/n for all_reduce, * (n-1)/n for the others.
  *   comm_bench [--backend cuda|rocm|cpu] [--devices N] [--warmup 5] [--iters 20] [--sizes 16,256,1024]
  *              [--other-mib 256] [--timeout 0]   (0: blocking communicators, the fast path; > 0: bounded waits)
+ *              [--group]
  * The CPU backend (threads of this process, --devices ranks, 2 by default) is for checking the program. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 #endif
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +36,7 @@ typedef struct options {
     int sizes[MAX_SIZES], nsizes; /* all_reduce, MiB */
     int other_mib;                /* all_gather, reduce_scatter */
     double timeout_s;
+    bool group; /* one thread, a group an iteration */
 } options;
 
 typedef struct bench {
@@ -83,6 +88,10 @@ static int parse_options(int argc, char **argv, options *o)
     parse_sizes("16,256,1024", o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--group") == 0) {
+            o->group = true;
+            continue;
+        }
         if (!v)
             return fprintf(stderr, "comm_bench: %s needs a value\n", a), -1;
         if (strcmp(a, "--backend") == 0)
@@ -169,20 +178,23 @@ static void free_buffers(bench *b)
     }
 }
 
-/* One iteration: a group with every rank's collective, then every device synchronised. */
+static wk_status collective(bench *b, int r)
+{
+    if (b->kind == ALL_REDUCE)
+        return wk_comm_all_reduce(b->comm[r], b->x[r], WK_COMM_SUM, b->x[r]);
+    if (b->kind == ALL_GATHER)
+        return wk_comm_all_gather(b->comm[r], b->x[r], b->out[r]);
+    return wk_comm_reduce_scatter(b->comm[r], b->x[r], WK_COMM_SUM, b->out[r]);
+}
+
+/* --group: one iteration is a group with every rank's collective, then every device synchronised. */
 static wk_status iterate(bench *b)
 {
     wk_status s = wk_comm_group_begin(), first;
     if (s != WK_OK)
         return s;
-    for (int r = 0; s == WK_OK && r < b->n; r++) {
-        if (b->kind == ALL_REDUCE)
-            s = wk_comm_all_reduce(b->comm[r], b->x[r], WK_COMM_SUM, b->x[r]);
-        else if (b->kind == ALL_GATHER)
-            s = wk_comm_all_gather(b->comm[r], b->x[r], b->out[r]);
-        else
-            s = wk_comm_reduce_scatter(b->comm[r], b->x[r], WK_COMM_SUM, b->out[r]);
-    }
+    for (int r = 0; s == WK_OK && r < b->n; r++)
+        s = collective(b, r);
     first = s;
     s = wk_comm_group_end();
     first = first != WK_OK ? first : s;
@@ -191,18 +203,70 @@ static wk_status iterate(bench *b)
     return first;
 }
 
+/* A thread per rank: warm-up, a barrier, the timed loop; every rank reaches the barrier even after a failure. */
+typedef struct rank_job {
+    bench *b;
+    const options *o;
+    pthread_barrier_t *barrier;
+    int r;
+    double secs;
+    wk_status s;
+} rank_job;
+
+static void *rank_main(void *arg)
+{
+    rank_job *j = arg;
+    j->s = WK_OK;
+    for (int it = 0; j->s == WK_OK && it < j->o->warmup; it++)
+        if ((j->s = collective(j->b, j->r)) == WK_OK)
+            j->s = wk_device_sync(j->b->dev[j->r]);
+    pthread_barrier_wait(j->barrier);
+    double t0 = now();
+    for (int it = 0; j->s == WK_OK && it < j->o->iters; it++)
+        if ((j->s = collective(j->b, j->r)) == WK_OK)
+            j->s = wk_device_sync(j->b->dev[j->r]);
+    j->secs = (now() - t0) / j->o->iters;
+    return NULL;
+}
+
+/* The slowest rank's time per iteration, or -1 with *s on failure. */
+static double time_threads(bench *b, const options *o, wk_status *s)
+{
+    pthread_barrier_t barrier;
+    pthread_t th[MAX_RANKS];
+    rank_job job[MAX_RANKS];
+    pthread_barrier_init(&barrier, NULL, (unsigned)b->n);
+    for (int r = 0; r < b->n; r++) {
+        job[r] = (rank_job){.b = b, .o = o, .barrier = &barrier, .r = r};
+        pthread_create(&th[r], NULL, rank_main, &job[r]);
+    }
+    double secs = 0;
+    for (int r = 0; r < b->n; r++) {
+        pthread_join(th[r], NULL);
+        secs = job[r].secs > secs ? job[r].secs : secs;
+        *s = *s == WK_OK ? job[r].s : *s;
+    }
+    pthread_barrier_destroy(&barrier);
+    return secs;
+}
+
+static double time_group(bench *b, const options *o, wk_status *s)
+{
+    for (int it = 0; *s == WK_OK && it < o->warmup; it++)
+        *s = iterate(b);
+    double t0 = now();
+    for (int it = 0; *s == WK_OK && it < o->iters; it++)
+        *s = iterate(b);
+    return (now() - t0) / o->iters;
+}
+
 static int run_case(bench *b, const options *o, bench_kind kind, int mib)
 {
     int64_t elems = 0;
     b->kind = kind;
     int rc = make_buffers(b, (size_t)mib, &elems);
     wk_status s = WK_OK;
-    for (int it = 0; rc == 0 && s == WK_OK && it < o->warmup; it++)
-        s = iterate(b);
-    double t0 = now();
-    for (int it = 0; rc == 0 && s == WK_OK && it < o->iters; it++)
-        s = iterate(b);
-    double secs = (now() - t0) / o->iters;
+    double secs = rc ? 0 : o->group ? time_group(b, o, &s) : time_threads(b, o, &s);
     free_buffers(b);
     if (rc != 0 || s != WK_OK)
         return rc ? rc : fail(kind_name(kind), s);
