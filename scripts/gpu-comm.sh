@@ -72,7 +72,9 @@ if wanted bench; then
     step comm_bench_timeout 200 sh -c "'$BUILD/comm_bench' --timeout 300 >'$OUT/comm-wick-timeout.jsonl'"
     step torch_comm 300 sh -c "'$PYTHON' bench/torch_comm.py >'$OUT/comm-torch.jsonl'"
     if [ -x "$BUILD/tp_bench" ]; then
-        step tp_bench 300 sh -c "'$BUILD/tp_bench' >'$OUT/tp-wick.jsonl'"
+        step tp_bench 300 sh -c "'$BUILD/tp_bench' --iters 20 >'$OUT/tp-wick.jsonl'"
+        # The same without overlap (one chunk) and with 8 chunks: what the side stream gains.
+        step tp_bench_chunks 300 sh -c "for c in 1 2 8; do echo chunks \$c; WICK_TP_CHUNKS=\$c '$BUILD/tp_bench' --iters 20; done >'$OUT/tp-chunks.txt' 2>&1"
         step torch_tp 300 sh -c "'$PYTHON' bench/torch_tp.py >'$OUT/tp-torch.jsonl'"
     fi
     {

@@ -187,7 +187,9 @@ static wk_status cuda_memset8(wk_gpu_handle stream, void *dst, int byte, size_t 
 static wk_status cuda_stream_new(wk_gpu_handle *stream)
 {
     wk_CUstream s;
-    CU_TRY(cuStreamCreate, (&s, WK_CU_STREAM_NON_BLOCKING));
+    int least = 0, greatest = 0;
+    CU_TRY(cuCtxGetStreamPriorityRange, (&least, &greatest));
+    CU_TRY(cuStreamCreateWithPriority, (&s, WK_CU_STREAM_NON_BLOCKING, greatest));
     *stream = s;
     return WK_OK;
 }

@@ -58,6 +58,8 @@ enum {
     X(cuStreamCreate, (wk_CUstream * phStream, unsigned int Flags))                   \
     X(cuStreamSynchronize, (wk_CUstream hStream))                                \
     X(cuStreamDestroy_v2, (wk_CUstream hStream))                                 \
+    X(cuStreamCreateWithPriority, (wk_CUstream * phStream, unsigned int flags, int priority)) \
+    X(cuCtxGetStreamPriorityRange, (int *leastPriority, int *greatestPriority))  \
     X(cuEventCreate, (wk_CUevent * phEvent, unsigned int Flags))                       \
     X(cuEventRecord, (wk_CUevent hEvent, wk_CUstream hStream))                         \
     X(cuEventDestroy_v2, (wk_CUevent hEvent))                                          \

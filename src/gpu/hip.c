@@ -291,7 +291,9 @@ static wk_status hip_memset8(wk_gpu_handle stream, void *dst, int byte, size_t b
 static wk_status hip_stream_new(wk_gpu_handle *stream)
 {
     wk_hipStream_t s;
-    HIP_TRY(hipStreamCreateWithFlags, (&s, WK_HIP_STREAM_NON_BLOCKING));
+    int least = 0, greatest = 0;
+    HIP_TRY(hipDeviceGetStreamPriorityRange, (&least, &greatest));
+    HIP_TRY(hipStreamCreateWithPriority, (&s, WK_HIP_STREAM_NON_BLOCKING, greatest));
     *stream = s;
     return WK_OK;
 }

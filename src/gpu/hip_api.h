@@ -65,6 +65,8 @@ enum {
     X(hipStreamCreateWithFlags, (wk_hipStream_t * stream, unsigned int flags))                            \
     X(hipStreamSynchronize, (wk_hipStream_t stream))                                                      \
     X(hipStreamDestroy, (wk_hipStream_t stream))                                                          \
+    X(hipStreamCreateWithPriority, (wk_hipStream_t * stream, unsigned int flags, int priority))          \
+    X(hipDeviceGetStreamPriorityRange, (int *leastPriority, int *greatestPriority))                       \
     X(hipEventCreateWithFlags, (wk_hipEvent_t * event, unsigned flags))                                   \
     X(hipEventRecord, (wk_hipEvent_t event, wk_hipStream_t stream))                                       \
     X(hipEventDestroy, (wk_hipEvent_t event))                                                             \

@@ -116,6 +116,7 @@ typedef struct gcomm {
     char why[400];
     wk_gpu_handle event; /* wait(): recorded after the queued work */
     wk_gpu_handle side;  /* the side stream (wk_coll.side) */
+    bool side_in_group;  /* side work queued in this thread's open group: joined at its end */
 } gcomm;
 
 static double now_s(void)
@@ -445,6 +446,7 @@ static wk_status gpu_comm_run(void *impl, const wk_coll *k, bool grouped)
         return s;
     }
     wk_ncclResult_t r = enqueue(c, k, (wk_ncclStream_t)(k->side ? c->side : d->stream));
+    c->side_in_group |= grouped && k->side;
     bool ok = grouped && r == WK_NCCL_SUCCESS ? true : settle(c, r, op, start, &s);
     pthread_rwlock_unlock(&c->lock);
     if (!ok)
@@ -462,7 +464,11 @@ static wk_status group_begin(int lib)
     return WK_OK;
 }
 
-/* Ends the library's group, then polls every communicator it queued on (each against its own timeout). */
+static wk_status gpu_comm_join(void *impl);
+
+/* Ends the library's group, then polls every communicator it queued on (each against its own timeout). Side
+ * work queued in the group is launched only now, so the device's later work is ordered after it here (a join
+ * made inside the group, before the launch, orders nothing). */
 static wk_status group_end(int lib)
 {
     double start = now_s();
@@ -479,6 +485,9 @@ static wk_status group_end(int lib)
         pthread_rwlock_unlock(&c->lock);
         if (!ok)
             abort_comm(c);
+        if (ok && c->side_in_group)
+            s = gpu_comm_join(c);
+        c->side_in_group = false;
         first = first == WK_OK ? s : first;
     }
     if (first == WK_OK && r != WK_NCCL_SUCCESS && r != WK_NCCL_IN_PROGRESS)

@@ -43,7 +43,8 @@ struct wk_gpu_runtime {
     wk_status (*copy_d2h)(wk_gpu_handle stream, void *dst, const void *src, size_t bytes);
     wk_status (*copy_d2d)(wk_gpu_handle stream, void *dst, const void *src, size_t bytes);
     wk_status (*memset8)(wk_gpu_handle stream, void *dst, int byte, size_t bytes);
-    /* Another non-blocking stream on the current context (a communicator's side stream). */
+    /* Another non-blocking stream on the current context, of the highest priority (a communicator's side stream:
+     * its kernels take the multiprocessors that a running GEMM's blocks free, so communication overlaps it). */
     wk_status (*stream_new)(wk_gpu_handle *stream);
     void (*stream_free)(wk_gpu_handle stream);
     wk_status (*stream_sync)(wk_gpu_handle stream);

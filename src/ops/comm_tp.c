@@ -1,5 +1,6 @@
 /* comm_tp.c: the tensor-parallel linear layers (wick.h): validation, then the product in chunks, each chunk's
  * collective queued on the communicator's side stream so that it overlaps the next chunk's product. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/comm.h"
@@ -8,10 +9,14 @@
  * enough for a chunk to outlast a collective's start-up (measured on the H100: 2^31 multiply-adds a chunk). */
 static int64_t chunks_of(const wk_comm *c, int64_t rows, int64_t other, int64_t k)
 {
-    if (!wk_comm_overlaps(c) || c->size == 1 || rows < 4)
+    if (!wk_comm_overlaps(c) || c->size == 1)
         return 1;
+    const char *env = getenv("WICK_TP_CHUNKS"); /* a measuring knob: the number of chunks (1: no overlap) */
+    int64_t want = env && *env ? atoll(env) : 0;
     double work = (double)rows * (double)other * (double)k;
-    return work >= 4.0 * 2147483648.0 ? 4 : 1;
+    if (want < 1)
+        want = work >= 4.0 * 2147483648.0 ? 4 : 1;
+    return want < rows ? want : rows > 0 ? rows : 1;
 }
 
 static wk_status check_operand(const char *op, const wk_comm *c, const char *name, const wk_tensor *t)

@@ -1,0 +1,9 @@
+# The tensor-parallel linear layers (tests/comm/test_tp.c): wk_tp_linear_column (with and without gather) and
+# wk_tp_linear_row in f32, f64, bf16, f16 on 1..4 ranks of the CPU communicator, driven by a thread per rank and
+# by one thread in a group, against an f64 reference; and their argument errors. test_tp_gpu runs the same
+# program over the CUDA GPUs (as many ranks as GPUs, plus a product large enough to be chunked with its
+# collectives overlapped; exit 77, skipped, without a GPU or NCCL).
+wick_io_test(test_tp ${CMAKE_CURRENT_SOURCE_DIR}/comm/test_tp.c)
+set_tests_properties(test_tp PROPERTIES TIMEOUT 300 ENVIRONMENT "WICK_COMM_BACKEND=cpu")
+add_test(NAME test_tp_gpu COMMAND test_tp)
+set_tests_properties(test_tp_gpu PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT "WICK_COMM_BACKEND=cuda")
