@@ -93,7 +93,7 @@ fi
 if wanted sanitize; then
     for t in test_comm test_tp; do
         [ -x "$BUILD/tests/$t" ] || continue
-        step "memcheck $t (cuda)" 240 env WICK_COMM_BACKEND=cuda compute-sanitizer --tool memcheck --error-exitcode 9 \
+        step "memcheck $t (cuda)" 240 env WICK_COMM_BACKEND=cuda WICK_TP_CHUNKS=4 compute-sanitizer --tool memcheck --error-exitcode 9 \
             --target-processes all "$BUILD/tests/$t"
     done
 fi

@@ -5,17 +5,15 @@
 
 #include "ops/comm.h"
 
-/* Chunks a layer's product is split into: several where a side stream can overlap them and the product is big
- * enough for a chunk to outlast a collective's start-up (measured on the H100: 2^31 multiply-adds a chunk). */
-static int64_t chunks_of(const wk_comm *c, int64_t rows, int64_t other, int64_t k)
+/* Chunks a layer's product is split into. One by default: on two H200s (NCCL 2.28, cuBLAS 13) a chunk's
+ * collective on the high-priority side stream did not overlap the next chunk's GEMM, whose blocks hold every
+ * multiprocessor until it ends, and 2, 4 or 8 chunks measured 1-16% slower than one
+ * (bench/results/gpu-h200x2-2026-11-26-comm.md). WICK_TP_CHUNKS=N asks for N (a measuring knob). */
+static int64_t chunks_of(int64_t rows)
 {
-    if (!wk_comm_overlaps(c) || c->size == 1)
-        return 1;
-    const char *env = getenv("WICK_TP_CHUNKS"); /* a measuring knob: the number of chunks (1: no overlap) */
-    int64_t want = env && *env ? atoll(env) : 0;
-    double work = (double)rows * (double)other * (double)k;
-    if (want < 1)
-        want = work >= 4.0 * 2147483648.0 ? 4 : 1;
+    const char *env = getenv("WICK_TP_CHUNKS"); /* also on the CPU, whose tests run the chunked path with it */
+    int64_t want = env && *env ? atoll(env) : 1;
+    want = want < 1 ? 1 : want;
     return want < rows ? want : rows > 0 ? rows : 1;
 }
 
@@ -115,7 +113,7 @@ static wk_status column_gathered(wk_comm *c, const wk_tensor *x, const wk_tensor
     int64_t shape[2] = {n * c->size, m};
     wk_tensor *buf = NULL;
     WK_TRY(wk_alloc_output("tp_linear_column", c->dev, x->dtype, 2, shape, &buf));
-    int64_t chunks = chunks_of(c, n, m, x->shape[1]), step = (n + chunks - 1) / chunks;
+    int64_t chunks = chunks_of(n), step = (n + chunks - 1) / chunks;
     wk_status s = WK_OK;
     for (int64_t first = 0; s == WK_OK && (first < n || first == 0); first += step) {
         int64_t rows = n - first < step ? n - first : step;
@@ -162,7 +160,7 @@ wk_status wk_tp_linear_row(wk_comm *c, const wk_tensor *x_shard, const wk_tensor
     int64_t shape[2] = {m, n};
     wk_tensor *res = NULL;
     WK_TRY(wk_alloc_output(op, c->dev, x_shard->dtype, 2, shape, &res));
-    int64_t chunks = chunks_of(c, m, n, x_shard->shape[1]), step = (m + chunks - 1) / chunks;
+    int64_t chunks = chunks_of(m), step = (m + chunks - 1) / chunks;
     wk_status s = WK_OK;
     for (int64_t first = 0; s == WK_OK && (first < m || first == 0); first += step) {
         int64_t rows = m - first < step ? m - first : step;

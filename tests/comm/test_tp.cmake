@@ -7,3 +7,10 @@ wick_io_test(test_tp ${CMAKE_CURRENT_SOURCE_DIR}/comm/test_tp.c)
 set_tests_properties(test_tp PROPERTIES TIMEOUT 300 ENVIRONMENT "WICK_COMM_BACKEND=cpu")
 add_test(NAME test_tp_gpu COMMAND test_tp)
 set_tests_properties(test_tp_gpu PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT "WICK_COMM_BACKEND=cuda")
+# The chunked path (a product in chunks, each chunk's collective queued separately) on the CPU communicator and,
+# on the GPUs, with the side stream, which the default of one chunk does not take.
+add_test(NAME test_tp_chunked COMMAND test_tp)
+set_tests_properties(test_tp_chunked PROPERTIES TIMEOUT 300 ENVIRONMENT "WICK_COMM_BACKEND=cpu;WICK_TP_CHUNKS=3")
+add_test(NAME test_tp_chunked_gpu COMMAND test_tp)
+set_tests_properties(test_tp_chunked_gpu PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600
+                     ENVIRONMENT "WICK_COMM_BACKEND=cuda;WICK_TP_CHUNKS=4")
