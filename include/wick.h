@@ -705,8 +705,9 @@ wk_status wk_comm_recv(wk_comm *c, wk_tensor *out, int peer);
 
 /* Tensor-parallel linear layers (Megatron-LM's column- and row-parallel), out = x W^T for a weight W (N, K) in
  * the PyTorch/GGUF orientation (a row per output feature) split across the ranks; 2-D operands of one float
- * dtype, any strides. On GPUs the product is made in chunks and each chunk's collective runs on a side stream
- * while the next chunk is computed, so communication overlaps compute; the call returns once all is queued.
+ * dtype, any strides; the call returns once all is queued. WICK_TP_CHUNKS=N makes the product in N chunks,
+ * each chunk's collective queued (on GPUs, on a high-priority side stream) while the next chunk is computed;
+ * the default is one chunk, since on two H200s the chunks' communication did not overlap cuBLAS's GEMMs.
  *  - wk_tp_linear_column: w_shard = rows [r N/size, (r+1) N/size) of W; x (M, K), the same on every rank.
  *    gather false: out (M, N/size) contiguous, this rank's columns of x W^T (nothing is communicated).
  *    gather true: out (M, N), all of x W^T on every rank, as the transposed view of an (N, M) buffer
