@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tsan.sh: wick's thread-safety contract (include/wick.h) under ThreadSanitizer. Builds test_threads
+# tsan.sh: wick's thread-safety contract (include/wick.h) under ThreadSanitizer, and the CPU communicator (whose
+# ranks are threads: test_comm, test_tp). Builds test_threads
 # (tests/io/test_threads.c: 8 threads racing a device's first use, sharing tensors, running ops and reading their
 # own errors, checked bit for bit against a single-threaded run) with -fsanitize=thread into build-tsan/ (or
 # $BUILD_DIR), runs it on each device of WICK_THREADS_DEVICES (default "cpu"), and fails on a test failure or on
@@ -28,7 +29,7 @@ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWICK_CUDA=OFF -DWICK_HI
     -DWICK_SANITIZE=OFF -DWICK_BUILD_TOOLS=OFF -DWICK_BUILD_EXAMPLES=OFF \
     -DCMAKE_C_FLAGS="-fsanitize=thread -g" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
     -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread ${CMAKE_ARGS:-} >"$log" 2>&1 || { cat "$log"; exit 1; }
-cmake --build "$dir" --target test_threads -j "${JOBS:-$(nproc)}" >>"$log" 2>&1 || { tail -50 "$log"; exit 1; }
+cmake --build "$dir" --target test_threads test_comm test_tp -j "${JOBS:-$(nproc)}" >>"$log" 2>&1 || { tail -50 "$log"; exit 1; }
 status=0
 for device in ${WICK_THREADS_DEVICES:-cpu}; do
     report="$PWD/$dir/tsan-report-${device//[^a-z0-9]/_}" # TSAN_OPTIONS splits on ':'
@@ -45,6 +46,25 @@ for device in ${WICK_THREADS_DEVICES:-cpu}; do
         echo "tsan.sh: $device is absent here: skipped, not passed"
     elif [ "$rc" -ne 0 ]; then
         echo "tsan.sh: test_threads failed on $device (exit $rc)" >&2
+        status=1
+    fi
+done
+# The CPU communicator: its ranks are threads (test_comm: every collective, timeouts, aborts; test_tp: the
+# tensor-parallel layers, a thread per rank and one thread in groups).
+for t in test_comm test_tp; do
+    report="$PWD/$dir/tsan-report-$t"
+    rm -f "$report".*
+    echo "== $t on the CPU communicator under ThreadSanitizer"
+    rc=0
+    WICK_COMM_BACKEND=cpu TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 exitcode=66 log_path=$report" \
+        "$dir/tests/$t" >"$dir/$t.log" 2>&1 || rc=$?
+    tail -1 "$dir/$t.log"
+    if compgen -G "$report.*" >/dev/null; then
+        cat "$report".*
+        echo "tsan.sh: ThreadSanitizer reported on $t (reports above, kept in $report.*)" >&2
+        status=1
+    elif [ "$rc" -ne 0 ]; then
+        echo "tsan.sh: $t failed (exit $rc; log $dir/$t.log)" >&2
         status=1
     fi
 done
