@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_devices.h"
 #include "wick.h"
 
 #define MAX_RANKS 64
@@ -46,13 +47,6 @@ typedef struct bench {
     wk_tensor *x[MAX_RANKS], *out[MAX_RANKS];
     bench_kind kind;
 } bench;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int fail(const char *what, wk_status s)
 {
@@ -116,35 +110,12 @@ static int parse_options(int argc, char **argv, options *o)
 }
 
 /* ---------------------------------------------------------------- devices and communicators */
-static int backend_devices(const char *name)
-{
-    for (int i = 0; i < wk_backend_count(); i++) {
-        wk_backend_info info;
-        if (wk_backend_info_get(i, &info) == WK_OK && strcmp(info.name, name) == 0)
-            return info.available ? info.device_count : 0;
-    }
-    return 0;
-}
-
 static int open_ranks(const options *o, bench *b)
 {
-    bool cpu = strcmp(o->backend, "cpu") == 0;
-    int have = cpu ? MAX_RANKS : backend_devices(o->backend);
-    b->n = o->devices ? o->devices : cpu ? 2 : have;
-    if (b->n < 1 || b->n > have)
-        return fprintf(stderr, "comm_bench: %d %s devices asked, %d here\n", b->n, o->backend, have), 1;
-    for (int r = 0; r < b->n; r++) {
-        char name[32];
-        snprintf(name, sizeof name, cpu ? "%s" : "%s:%d", o->backend, r);
-        wk_status s = wk_device_get(name, &b->dev[r]);
-        if (s != WK_OK)
-            return fail(name, s);
-    }
     const char *lib = NULL;
-    wk_status s = wk_comm_library(b->dev[0], &lib);
-    if (s != WK_OK)
-        return fail("comm_library", s);
-    s = wk_comm_init_all(b->dev, b->n, o->timeout_s, b->comm);
+    if (bench_open_devices("comm_bench", o->backend, o->devices, MAX_RANKS, b->dev, &b->n, &lib) != 0)
+        return 1;
+    wk_status s = wk_comm_init_all(b->dev, b->n, o->timeout_s, b->comm);
     if (s != WK_OK)
         return fail("comm_init_all", s);
     fprintf(stderr, "comm_bench: %d ranks on %s, %s\n", b->n, o->backend, lib);
@@ -221,11 +192,11 @@ static void *rank_main(void *arg)
         if ((j->s = collective(j->b, j->r)) == WK_OK)
             j->s = wk_device_sync(j->b->dev[j->r]);
     pthread_barrier_wait(j->barrier);
-    double t0 = now();
+    double t0 = bench_now();
     for (int it = 0; j->s == WK_OK && it < j->o->iters; it++)
         if ((j->s = collective(j->b, j->r)) == WK_OK)
             j->s = wk_device_sync(j->b->dev[j->r]);
-    j->secs = (now() - t0) / j->o->iters;
+    j->secs = (bench_now() - t0) / j->o->iters;
     return NULL;
 }
 
@@ -254,10 +225,10 @@ static double time_group(bench *b, const options *o, wk_status *s)
 {
     for (int it = 0; *s == WK_OK && it < o->warmup; it++)
         *s = iterate(b);
-    double t0 = now();
+    double t0 = bench_now();
     for (int it = 0; *s == WK_OK && it < o->iters; it++)
         *s = iterate(b);
-    return (now() - t0) / o->iters;
+    return (bench_now() - t0) / o->iters;
 }
 
 static int run_case(bench *b, const options *o, bench_kind kind, int mib)

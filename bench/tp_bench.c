@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_devices.h"
 #include "wick.h"
 
 #define MAX_RANKS 64
@@ -53,13 +54,6 @@ typedef struct bench {
         double secs[NCASES];
     } ranks[MAX_RANKS];
 } bench;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int fail(const char *what, wk_status s, const char *msg)
 {
@@ -103,35 +97,12 @@ static int parse_options(int argc, char **argv, options *o)
     return 0;
 }
 
-static int backend_devices(const char *name)
-{
-    for (int i = 0; i < wk_backend_count(); i++) {
-        wk_backend_info info;
-        if (wk_backend_info_get(i, &info) == WK_OK && strcmp(info.name, name) == 0)
-            return info.available ? info.device_count : 0;
-    }
-    return 0;
-}
-
 static int open_devices(const options *o, bench *b)
 {
-    bool cpu = strcmp(o->backend, "cpu") == 0;
-    int have = cpu ? MAX_RANKS : backend_devices(o->backend);
-    b->n = o->devices ? o->devices : cpu ? 2 : have;
-    if (b->n < 1 || b->n > have)
-        return fprintf(stderr, "tp_bench: %d %s devices asked, %d here\n", b->n, o->backend, have), 1;
-    for (int r = 0; r < b->n; r++) {
-        char name[32];
-        snprintf(name, sizeof name, cpu ? "%s" : "%s:%d", o->backend, r);
-        wk_status s = wk_device_get(name, &b->dev[r]);
-        if (s != WK_OK)
-            return fail(name, s, wk_last_error());
-    }
     const char *lib = NULL;
-    wk_status s = wk_comm_library(b->dev[0], &lib);
-    if (s != WK_OK)
-        return fail("comm_library", s, wk_last_error());
-    s = wk_comm_id_new(b->dev[0], &b->id);
+    if (bench_open_devices("tp_bench", o->backend, o->devices, MAX_RANKS, b->dev, &b->n, &lib) != 0)
+        return 1;
+    wk_status s = wk_comm_id_new(b->dev[0], &b->id);
     if (s != WK_OK)
         return fail("comm_id_new", s, wk_last_error());
     fprintf(stderr, "tp_bench: %d ranks on %s, %s\n", b->n, o->backend, lib);
@@ -175,10 +146,10 @@ static wk_status timed(const options *o, wk_comm *c, bench_case bc, wk_device *d
         s = iterate(c, bc, dev, x, w);
     if (barrier)
         pthread_barrier_wait(barrier);
-    double t0 = now();
+    double t0 = bench_now();
     for (int it = 0; s == WK_OK && it < o->iters; it++)
         s = iterate(c, bc, dev, x, w);
-    *secs = (now() - t0) / o->iters;
+    *secs = (bench_now() - t0) / o->iters;
     return s;
 }
 

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "comm/comm_test.h"
 #include "wick.h"
 #include "wick_dlpack.h"
 
@@ -34,66 +35,12 @@
     } while (0)
 
 /* ---------------------------------------------------------------- devices */
-static struct {
-    const char *backend; /* "cpu", "cuda", "rocm" */
-    bool gpu;
-    int max_ranks; /* ranks the cases may use: 4 on the CPU, the GPUs found (at most 4) */
-    wk_device *dev[MAX_RANKS];
-} env;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+static comm_env env;
 
 static void sleep_s(double s)
 {
     struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     nanosleep(&t, NULL);
-}
-
-/* The devices of WICK_COMM_BACKEND's GPU backend: how many the build and machine have (0 when absent). */
-static int gpu_count(const char *backend)
-{
-    for (int i = 0; i < wk_backend_count(); i++) {
-        wk_backend_info info;
-        if (wk_backend_info_get(i, &info) == WK_OK && strcmp(info.name, backend) == 0)
-            return info.available ? info.device_count : 0;
-    }
-    return 0;
-}
-
-/* Fills env. Returns 0, 77 when the GPU backend or its collective library is absent, 1 on a setup failure. */
-static int setup_devices(void)
-{
-    const char *b = getenv("WICK_COMM_BACKEND");
-    env.backend = b && *b ? b : "cpu";
-    env.gpu = strcmp(env.backend, "cpu") != 0;
-    int ndev = env.gpu ? gpu_count(env.backend) : MAX_RANKS;
-    if (ndev < 1) {
-        printf("test_comm: SKIP: backend %s is absent from this build or machine\n", env.backend);
-        return 77;
-    }
-    env.max_ranks = ndev < MAX_RANKS ? ndev : MAX_RANKS;
-    for (int r = 0; r < env.max_ranks; r++) {
-        char name[32];
-        snprintf(name, sizeof name, env.gpu ? "%s:%d" : "%s", env.backend, r);
-        wk_status s = wk_device_get(name, &env.dev[r]);
-        if (s != WK_OK) {
-            printf("test_comm: device %s: %s (%s)\n", name, wk_status_string(s), wk_last_error());
-            return 1;
-        }
-    }
-    const char *lib = NULL;
-    wk_status s = wk_comm_library(env.dev[0], &lib);
-    if (s != WK_OK && env.gpu) {
-        printf("test_comm: SKIP: no collective library for %s: %s\n", env.backend, wk_last_error());
-        return 77;
-    }
-    printf("test_comm: backend %s, %d device(s), library %s\n", env.backend, ndev, s == WK_OK ? lib : "none");
-    return 0;
 }
 
 /* ---------------------------------------------------------------- elements on the host */
@@ -187,26 +134,7 @@ static double round_to(wk_dtype dt, double v)
     }
 }
 
-/* Machine epsilon, and the smallest subnormal, of a float dtype. */
-static double dtype_eps(wk_dtype dt)
-{
-    return dt == WK_F16 ? 0x1p-10 : dt == WK_BF16 ? 0x1p-7 : dt == WK_F32 ? 0x1p-23 : 0x1p-52;
-}
-
-static double dtype_tiny(wk_dtype dt)
-{
-    return dt == WK_F16 ? 0x1p-24 : dt == WK_BF16 ? 0x1p-133 : dt == WK_F32 ? 0x1p-149 : 0x1p-1074;
-}
-
 /* ---------------------------------------------------------------- inputs */
-static uint64_t next_rand(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* n elements of dt from seed: integers over all their bits (so sums and products wrap); floats in [-4, 4), or of
  * magnitude [0.5, 2) for products (4 ranks stay far from overflow and underflow, even in f16). The floats are
  * drawn with 52 random bits for f64 and 23 for the others, so each is exact in f32 and put_float's conversion
@@ -725,7 +653,7 @@ static void run_world(int size, bool threaded)
     w->size = size;
     w->threaded = threaded;
     int checks0 = checks, failures0 = failures;
-    double t0 = now_s();
+    double t0 = comm_now_s();
     bool ok;
     if (threaded) {
         ok = start_threads(w);
@@ -743,7 +671,7 @@ static void run_world(int size, bool threaded)
     finish(w);
     printf("collectives, %d rank(s), %s: %d checks, %d failed (%.1f s)\n", size,
            threaded ? "a thread per rank" : "one thread, groups", checks - checks0, failures - failures0,
-           now_s() - t0);
+           comm_now_s() - t0);
     free_world(w);
 }
 
@@ -1084,12 +1012,12 @@ static void fail_mismatches(wk_device *cpu)
             wk_ones(cpu, dt, 1, &n, &k[r].x);
             wk_zeros(cpu, dt, 1, &n, &k[r].out);
         }
-        double t0 = now_s();
+        double t0 = comm_now_s();
         for (int r = 0; r < 2; r++)
             pthread_create(&th[r], NULL, mismatch_main, &k[r]);
         for (int r = 0; r < 2; r++)
             pthread_join(th[r], NULL);
-        double took = now_s() - t0;
+        double took = comm_now_s() - t0;
         for (int r = 0; r < 2; r++) {
             CHECK(k[r].status == WK_ERR_COMM && strstr(k[r].msg, mismatches[v].word0) &&
                       strstr(k[r].msg, mismatches[v].word1) && took < 4.0,
@@ -1110,9 +1038,9 @@ static void fail_timeouts(wk_device *cpu)
     wk_comm_id id;
     wk_comm *sentinel = (wk_comm *)&id, *alone = sentinel, *c[2] = {0};
     CHECK(wk_comm_id_new(cpu, &id) == WK_OK, "comm_id_new");
-    double t0 = now_s();
+    double t0 = comm_now_s();
     wk_status s = wk_comm_init_rank(cpu, 2, &id, 0, 0.3, &alone);
-    double took = now_s() - t0;
+    double took = comm_now_s() - t0;
     CHECK(s == WK_ERR_COMM && alone == sentinel && took >= 0.25 && took < 5.0,
           "a join of 1 of 2 ranks with a 0.3 s timeout: %s after %.2f s", wk_status_string(s), took);
     wk_device *devs[2] = {cpu, cpu};
@@ -1123,22 +1051,22 @@ static void fail_timeouts(wk_device *cpu)
     int64_t n = 10;
     wk_tensor *x = NULL, *out = NULL;
     CHECK(wk_ones(cpu, WK_F32, 1, &n, &x) == WK_OK && wk_zeros(cpu, WK_F32, 1, &n, &out) == WK_OK, "tensors");
-    t0 = now_s();
+    t0 = comm_now_s();
     s = wk_comm_all_reduce(c[0], x, WK_COMM_SUM, out);
-    took = now_s() - t0;
+    took = comm_now_s() - t0;
     CHECK(s == WK_ERR_COMM && took >= 0.25 && took < 5.0, "all_reduce without rank 1: %s after %.2f s",
           wk_status_string(s), took);
-    t0 = now_s();
+    t0 = comm_now_s();
     s = wk_comm_all_reduce(c[0], x, WK_COMM_SUM, out);
-    took = now_s() - t0;
+    took = comm_now_s() - t0;
     CHECK(s == WK_ERR_COMM && took < 0.25, "all_reduce on the broken communicator: %s after %.2f s",
           wk_status_string(s), took);
     EXPECT(WK_ERR_COMM, NULL, wk_comm_wait(c[0]));
     EXPECT(WK_ERR_COMM, NULL, wk_comm_all_reduce(c[1], x, WK_COMM_SUM, out)); /* broken too, or its own timeout */
-    t0 = now_s();
+    t0 = comm_now_s();
     for (int r = 0; r < 2; r++)
         wk_comm_destroy(c[r]);
-    took = now_s() - t0;
+    took = comm_now_s() - t0;
     CHECK(took < 1.0, "destroying the broken communicator took %.2f s", took);
     wk_tensor_release(x);
     wk_tensor_release(out);
@@ -1171,11 +1099,11 @@ static void fail_abort(wk_device *cpu)
     sleep_s(0.2);
     CHECK(!atomic_load(&k.done), "the all_reduce without rank 1 returned %s before the abort",
           wk_status_string(k.status));
-    double t0 = now_s();
+    double t0 = comm_now_s();
     EXPECT(WK_OK, NULL, wk_comm_abort(c[0]));
-    while (!atomic_load(&k.done) && now_s() - t0 < 5.0)
+    while (!atomic_load(&k.done) && comm_now_s() - t0 < 5.0)
         sleep_s(0.001);
-    double took = now_s() - t0;
+    double took = comm_now_s() - t0;
     if (!atomic_load(&k.done)) {
         printf("FAIL %s:%d: the blocked all_reduce did not return within 5 s of wk_comm_abort\n", __FILE__, __LINE__);
         exit(1); /* the thread cannot be joined */
@@ -1200,17 +1128,17 @@ static void run_failures(void)
         return;
     }
     int checks0 = checks, failures0 = failures;
-    double t0 = now_s();
+    double t0 = comm_now_s();
     fail_timeouts(env.dev[0]);
     fail_mismatches(env.dev[0]);
     fail_abort(env.dev[0]);
     printf("failures (timeouts, mismatches, abort): %d checks, %d failed (%.1f s)\n", checks - checks0,
-           failures - failures0, now_s() - t0);
+           failures - failures0, comm_now_s() - t0);
 }
 
 int main(void)
 {
-    int rc = setup_devices();
+    int rc = comm_env_setup(&env, "test_comm", MAX_RANKS, MAX_RANKS);
     if (rc != 0)
         return rc;
     make_half_tables();

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "comm/comm_test.h"
 #include "wick.h"
 
 #define MAX_RANKS 8
@@ -34,60 +35,7 @@
     } while (0)
 
 /* ---------------------------------------------------------------- devices */
-static struct {
-    const char *backend;
-    bool gpu;
-    int max_ranks;
-    wk_device *dev[MAX_RANKS];
-} env;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int gpu_count(const char *backend)
-{
-    for (int i = 0; i < wk_backend_count(); i++) {
-        wk_backend_info info;
-        if (wk_backend_info_get(i, &info) == WK_OK && strcmp(info.name, backend) == 0)
-            return info.available ? info.device_count : 0;
-    }
-    return 0;
-}
-
-/* Fills env. Returns 0, 77 when the GPU backend or its collective library is absent, 1 on a setup failure. */
-static int setup_devices(void)
-{
-    const char *b = getenv("WICK_COMM_BACKEND");
-    env.backend = b && *b ? b : "cpu";
-    env.gpu = strcmp(env.backend, "cpu") != 0;
-    int ndev = env.gpu ? gpu_count(env.backend) : CPU_RANKS;
-    if (ndev < 1) {
-        printf("test_tp: SKIP: backend %s is absent from this build or machine\n", env.backend);
-        return 77;
-    }
-    env.max_ranks = ndev < MAX_RANKS ? ndev : MAX_RANKS;
-    for (int r = 0; r < env.max_ranks; r++) {
-        char name[32];
-        snprintf(name, sizeof name, env.gpu ? "%s:%d" : "%s", env.backend, r);
-        wk_status s = wk_device_get(name, &env.dev[r]);
-        if (s != WK_OK) {
-            printf("test_tp: device %s: %s (%s)\n", name, wk_status_string(s), wk_last_error());
-            return 1;
-        }
-    }
-    const char *lib = NULL;
-    if (wk_comm_library(env.dev[0], &lib) != WK_OK) {
-        printf("test_tp: %s: no collective library for %s: %s\n", env.gpu ? "SKIP" : "FAIL", env.backend,
-               wk_last_error());
-        return env.gpu ? 77 : 1;
-    }
-    printf("test_tp: backend %s, %d device(s), library %s\n", env.backend, ndev, lib);
-    return 0;
-}
+static comm_env env;
 
 /* ---------------------------------------------------------------- elements on the host */
 static double get_float(wk_dtype dt, const void *buf, int64_t i)
@@ -111,23 +59,6 @@ static void put_float(wk_dtype dt, void *buf, int64_t i, double v)
     }
 }
 
-static double dtype_eps(wk_dtype dt)
-{
-    return dt == WK_F16 ? 0x1p-10 : dt == WK_BF16 ? 0x1p-7 : dt == WK_F32 ? 0x1p-23 : 0x1p-52;
-}
-
-static double dtype_tiny(wk_dtype dt) /* the smallest subnormal */
-{
-    return dt == WK_F16 ? 0x1p-24 : dt == WK_BF16 ? 0x1p-133 : dt == WK_F32 ? 0x1p-149 : 0x1p-1074;
-}
-
-static uint64_t next_rand(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* ---------------------------------------------------------------- problems and their reference */
 typedef enum layer { COLUMN, COLUMN_GATHER, ROW } layer;
@@ -578,7 +509,7 @@ static void run_shape(world *const *worlds, int size, wk_dtype dt, int si, uint6
 static void run_size(int size)
 {
     int checks0 = checks, failures0 = failures;
-    double t0 = now_s();
+    double t0 = comm_now_s();
     world *worlds[2] = {open_world(size, true), open_world(size, false)};
     for (int d = 0; d < 4; d++)
         for (int si = 0; si < NSHAPES; si++) {
@@ -589,7 +520,7 @@ static void run_size(int size)
     close_world(worlds[0]);
     close_world(worlds[1]);
     printf("layers, %d rank(s), threads and group: %d checks, %d failed (%.1f s)\n", size, checks - checks0,
-           failures - failures0, now_s() - t0);
+           failures - failures0, comm_now_s() - t0);
 }
 
 /* ---------------------------------------------------------------- argument errors */
@@ -675,7 +606,7 @@ static void run_errors(void)
 
 int main(void)
 {
-    int rc = setup_devices();
+    int rc = comm_env_setup(&env, "test_tp", CPU_RANKS, MAX_RANKS);
     if (rc != 0)
         return rc;
     for (int size = 1; size <= env.max_ranks; size++)
