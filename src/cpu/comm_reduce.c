@@ -15,81 +15,89 @@ typedef union acc {
     uint64_t u;
 } acc;
 
-static acc load(wk_dtype dt, const void *p, size_t i)
-{
-    acc a;
-    switch (dt) {
-    case WK_U8: a.u = ((const uint8_t *)p)[i]; break;
-    case WK_U32: a.u = ((const uint32_t *)p)[i]; break;
-    case WK_I32: a.u = (uint64_t)(int64_t)((const int32_t *)p)[i]; break;
-    case WK_I64: a.u = (uint64_t)((const int64_t *)p)[i]; break;
-    case WK_F16: a.f = wk_f16_to_f32(((const uint16_t *)p)[i]); break;
-    case WK_BF16: a.f = wk_bf16_to_f32(((const uint16_t *)p)[i]); break;
-    case WK_F32: a.f = ((const float *)p)[i]; break;
-    default: a.f = ((const double *)p)[i]; break;
-    }
-    return a;
-}
-
-static void store(wk_dtype dt, void *p, size_t i, acc a)
+/* Elements [base, base + n) of p into a (each loop has one type, so the compiler can vectorise it). */
+static void load_row(wk_dtype dt, const void *p, size_t base, size_t n, acc *a)
 {
     switch (dt) {
-    case WK_U8: ((uint8_t *)p)[i] = (uint8_t)a.u; break;
-    case WK_U32: ((uint32_t *)p)[i] = (uint32_t)a.u; break;
-    case WK_I32: ((int32_t *)p)[i] = (int32_t)(uint32_t)a.u; break;
-    case WK_I64: ((int64_t *)p)[i] = (int64_t)a.u; break;
-    case WK_F16: ((uint16_t *)p)[i] = wk_f64_to_f16(a.f); break;
-    case WK_BF16: ((uint16_t *)p)[i] = wk_f64_to_bf16(a.f); break;
-    case WK_F32: ((float *)p)[i] = (float)a.f; break;
-    default: ((double *)p)[i] = a.f; break;
+    case WK_U8: for (size_t i = 0; i < n; i++) a[i].u = ((const uint8_t *)p)[base + i]; break;
+    case WK_U32: for (size_t i = 0; i < n; i++) a[i].u = ((const uint32_t *)p)[base + i]; break;
+    case WK_I32: for (size_t i = 0; i < n; i++) a[i].u = (uint64_t)(int64_t)((const int32_t *)p)[base + i]; break;
+    case WK_I64: for (size_t i = 0; i < n; i++) a[i].u = (uint64_t)((const int64_t *)p)[base + i]; break;
+    case WK_F16: for (size_t i = 0; i < n; i++) a[i].f = wk_f16_to_f32(((const uint16_t *)p)[base + i]); break;
+    case WK_BF16: for (size_t i = 0; i < n; i++) a[i].f = wk_bf16_to_f32(((const uint16_t *)p)[base + i]); break;
+    case WK_F32: for (size_t i = 0; i < n; i++) a[i].f = ((const float *)p)[base + i]; break;
+    default: for (size_t i = 0; i < n; i++) a[i].f = ((const double *)p)[base + i]; break;
     }
 }
 
-static bool is_signed(wk_dtype dt) { return dt == WK_I32 || dt == WK_I64; }
-
-static acc combine(wk_comm_op op, wk_dtype dt, acc a, acc b)
+static void store_row(wk_dtype dt, void *p, size_t base, size_t n, const acc *a)
 {
-    if (wk_dtype_is_float(dt)) {
-        if ((op == WK_COMM_MIN || op == WK_COMM_MAX) && (isnan(a.f) || isnan(b.f)))
-            return isnan(a.f) ? a : b;
-        switch (op) {
-        case WK_COMM_PROD: a.f *= b.f; break;
-        case WK_COMM_MIN: a.f = b.f < a.f ? b.f : a.f; break;
-        case WK_COMM_MAX: a.f = b.f > a.f ? b.f : a.f; break;
-        default: a.f += b.f; break; /* sum, avg */
-        }
-        return a;
+    switch (dt) {
+    case WK_U8: for (size_t i = 0; i < n; i++) ((uint8_t *)p)[base + i] = (uint8_t)a[i].u; break;
+    case WK_U32: for (size_t i = 0; i < n; i++) ((uint32_t *)p)[base + i] = (uint32_t)a[i].u; break;
+    case WK_I32: for (size_t i = 0; i < n; i++) ((int32_t *)p)[base + i] = (int32_t)(uint32_t)a[i].u; break;
+    case WK_I64: for (size_t i = 0; i < n; i++) ((int64_t *)p)[base + i] = (int64_t)a[i].u; break;
+    case WK_F16: for (size_t i = 0; i < n; i++) ((uint16_t *)p)[base + i] = wk_f64_to_f16(a[i].f); break;
+    case WK_BF16: for (size_t i = 0; i < n; i++) ((uint16_t *)p)[base + i] = wk_f64_to_bf16(a[i].f); break;
+    case WK_F32: for (size_t i = 0; i < n; i++) ((float *)p)[base + i] = (float)a[i].f; break;
+    default: for (size_t i = 0; i < n; i++) ((double *)p)[base + i] = a[i].f; break;
     }
-    bool less = is_signed(dt) ? (int64_t)b.u < (int64_t)a.u : b.u < a.u;
+}
+
+/* a = a op b, elementwise; min/max of floats propagate NaN. */
+static void combine_floats(wk_comm_op op, acc *a, const acc *b, size_t n)
+{
     switch (op) {
-    case WK_COMM_PROD: a.u *= b.u; break;
-    case WK_COMM_MIN: a = less ? b : a; break;
-    case WK_COMM_MAX: a = less ? a : b; break;
-    default: a.u += b.u; break;
+    case WK_COMM_PROD: for (size_t i = 0; i < n; i++) a[i].f *= b[i].f; break;
+    case WK_COMM_MIN:
+        for (size_t i = 0; i < n; i++)
+            a[i].f = isnan(a[i].f) ? a[i].f : isnan(b[i].f) || b[i].f < a[i].f ? b[i].f : a[i].f;
+        break;
+    case WK_COMM_MAX:
+        for (size_t i = 0; i < n; i++)
+            a[i].f = isnan(a[i].f) ? a[i].f : isnan(b[i].f) || b[i].f > a[i].f ? b[i].f : a[i].f;
+        break;
+    default: for (size_t i = 0; i < n; i++) a[i].f += b[i].f; break; /* sum, avg */
     }
-    return a;
+}
+
+/* a = a op b for integers held in 64 bits: sums and products wrap; min/max compare as dt's signedness. */
+static void combine_ints(wk_comm_op op, bool is_signed, acc *a, const acc *b, size_t n)
+{
+    switch (op) {
+    case WK_COMM_PROD: for (size_t i = 0; i < n; i++) a[i].u *= b[i].u; break;
+    case WK_COMM_MIN:
+    case WK_COMM_MAX:
+        for (size_t i = 0; i < n; i++) {
+            bool less = is_signed ? (int64_t)b[i].u < (int64_t)a[i].u : b[i].u < a[i].u;
+            a[i].u = less == (op == WK_COMM_MIN) ? b[i].u : a[i].u;
+        }
+        break;
+    default: for (size_t i = 0; i < n; i++) a[i].u += b[i].u; break;
+    }
 }
 
 /* out[r] (for each r with out[r] != NULL) = op over ranks j of in[j] + offset elements, n elements. */
 static void reduce_range(const wk_coll *c, int size, const void *const *in, size_t in_offset, void *const *out,
                          int nout, size_t n)
 {
-    size_t es = wk_dtype_size(c->dtype);
-    acc buf[CHUNK];
+    bool is_float = wk_dtype_is_float(c->dtype), is_signed = c->dtype == WK_I32 || c->dtype == WK_I64;
+    acc buf[CHUNK], next[CHUNK];
     for (size_t base = 0; base < n; base += CHUNK) {
         size_t m = n - base < CHUNK ? n - base : CHUNK;
-        for (size_t i = 0; i < m; i++) {
-            acc a = load(c->dtype, (const char *)in[0] + in_offset * es, base + i);
-            for (int j = 1; j < size; j++)
-                a = combine(c->op, c->dtype, a, load(c->dtype, (const char *)in[j] + in_offset * es, base + i));
-            if (c->op == WK_COMM_AVG)
-                a.f /= size;
-            buf[i] = a;
+        load_row(c->dtype, in[0], in_offset + base, m, buf);
+        for (int j = 1; j < size; j++) {
+            load_row(c->dtype, in[j], in_offset + base, m, next);
+            if (is_float)
+                combine_floats(c->op, buf, next, m);
+            else
+                combine_ints(c->op, is_signed, buf, next, m);
         }
+        for (size_t i = 0; c->op == WK_COMM_AVG && i < m; i++)
+            buf[i].f /= size;
         for (int r = 0; r < nout; r++)
             if (out[r])
-                for (size_t i = 0; i < m; i++)
-                    store(c->dtype, out[r], base + i, buf[i]);
+                store_row(c->dtype, out[r], base, m, buf);
     }
 }
 

@@ -100,17 +100,6 @@ static double get_float(wk_dtype dt, const void *buf, int64_t i)
     }
 }
 
-/* Stores v as dt: exactly, or rounded once where v is exact in f32 (the inputs), or NaN. */
-static void put_float(wk_dtype dt, void *buf, int64_t i, double v)
-{
-    switch (dt) {
-    case WK_F16: ((uint16_t *)buf)[i] = wk_f32_to_f16((float)v); break;
-    case WK_BF16: ((uint16_t *)buf)[i] = wk_f32_to_bf16((float)v); break;
-    case WK_F32: ((float *)buf)[i] = (float)v; break;
-    default: ((double *)buf)[i] = v; break;
-    }
-}
-
 /* v rounded once, to nearest even, to a binary float of p significand bits whose smallest normal is 2^emin,
  * infinite past max: f64 -> f16/bf16 without passing through f32 (which would round twice). */
 static double round_bits(double v, int p, int emin, double max)
@@ -272,29 +261,16 @@ static const struct {
 } blocks[] = {{0, {1, 1}}, {1, {0, 1}}, {1, {1, 1}}, {1, {7, 1}}, {2, {3, 23339}}};
 #define NBLOCKS (int)(sizeof blocks / sizeof blocks[0])
 
-/* A communicator of `size` ranks and the step it runs. */
+/* A communicator's ranks (its step: issue) and the step they run. */
 typedef struct world {
-    int size;
-    bool threaded; /* a thread per rank (wk_comm_init_rank); else one thread and a group (wk_comm_init_all) */
-    wk_comm *c[MAX_RANKS];
+    comm_pool pool;
     step st;
     wk_tensor *x[MAX_RANKS], *out[MAX_RANKS]; /* NULL where a rank has none; out == x in place */
-    wk_status status[MAX_RANKS];
     uint64_t seq; /* steps run: seeds the inputs */
     bool broken;
     /* host buffers for the largest step (size x the largest block, of 8-byte elements), reused */
     void *in[MAX_RANKS], *poison, *got;
     expect *e;
-    /* a thread per rank */
-    wk_comm_id id;
-    pthread_t th[MAX_RANKS];
-    pthread_barrier_t start, done;
-    bool quit;
-    wk_status wait_status[MAX_RANKS], destroy_status[MAX_RANKS];
-    struct rank_arg {
-        struct world *w;
-        int r;
-    } args[MAX_RANKS];
 } world;
 
 static int64_t numel_of(int rank, const int64_t *shape)
@@ -309,7 +285,7 @@ static int x_shape(const world *w, const step *s, int64_t *shape)
 {
     memcpy(shape, s->block, sizeof s->block);
     if (s->kind == K_REDUCE_SCATTER)
-        shape[0] *= w->size;
+        shape[0] *= w->pool.size;
     return s->brank;
 }
 
@@ -318,7 +294,7 @@ static int out_shape(const world *w, const step *s, int64_t *shape)
     memcpy(shape, s->block, sizeof s->block);
     if (s->kind != K_ALL_GATHER)
         return s->brank;
-    shape[0] = s->brank == 0 ? w->size : shape[0] * w->size;
+    shape[0] = s->brank == 0 ? w->pool.size : shape[0] * w->pool.size;
     return s->brank == 0 ? 1 : s->brank;
 }
 
@@ -328,27 +304,28 @@ static void describe(char *buf, size_t cap, const world *w, const step *s)
     char root[16] = "";
     if (s->kind == K_BROADCAST || s->kind == K_REDUCE)
         snprintf(root, sizeof root, " root %d", s->root);
-    snprintf(buf, cap, "%d rank(s), %s: %s %s%s%s%s%s, block of %lld (rank %d)", w->size,
-             w->threaded ? "threads" : "group", kind_names[s->kind], wk_dtype_name(s->dt), reduction ? " " : "",
+    snprintf(buf, cap, "%d rank(s), %s: %s %s%s%s%s%s, block of %lld (rank %d)", w->pool.size,
+             w->pool.threaded ? "threads" : "group", kind_names[s->kind], wk_dtype_name(s->dt), reduction ? " " : "",
              reduction ? wk_comm_op_name(s->op) : "", root, s->inplace ? " in place" : "",
              (long long)numel_of(s->brank, s->block), s->brank);
 }
 
 static wk_status sendrecv_ring(world *w, int r)
 {
-    int n = w->size;
+    int n = w->pool.size;
     wk_status s = wk_comm_group_begin();
-    wk_status a = s == WK_OK ? wk_comm_send(w->c[r], w->x[r], (r + 1) % n) : s;
-    wk_status b = s == WK_OK ? wk_comm_recv(w->c[r], w->out[r], (r + n - 1) % n) : s;
+    wk_status a = s == WK_OK ? wk_comm_send(w->pool.c[r], w->x[r], (r + 1) % n) : s;
+    wk_status b = s == WK_OK ? wk_comm_recv(w->pool.c[r], w->out[r], (r + n - 1) % n) : s;
     wk_status e = s == WK_OK ? wk_comm_group_end() : s;
     return a != WK_OK ? a : b != WK_OK ? b : e;
 }
 
-/* Rank r's call of the step. */
-static wk_status issue(world *w, int r)
+/* Rank r's call of the step (the pool's step; ctx is the world). */
+static wk_status issue(void *ctx, int r)
 {
+    world *w = ctx;
     const step *s = &w->st;
-    wk_comm *c = w->c[r];
+    wk_comm *c = w->pool.c[r];
     switch (s->kind) {
     case K_ALL_REDUCE: return wk_comm_all_reduce(c, w->x[r], s->op, w->out[r]);
     case K_ALL_GATHER: return wk_comm_all_gather(c, w->x[r], w->out[r]);
@@ -358,24 +335,6 @@ static wk_status issue(world *w, int r)
     case K_SENDRECV: return sendrecv_ring(w, r);
     }
     return WK_ERR_INTERNAL;
-}
-
-/* Every rank's call: by the rank threads, or here in one group. */
-static void execute(world *w)
-{
-    if (w->threaded) {
-        pthread_barrier_wait(&w->start);
-        pthread_barrier_wait(&w->done);
-        return;
-    }
-    wk_status b = wk_comm_group_begin();
-    CHECK(b == WK_OK, "group_begin: %s", wk_status_string(b));
-    for (int r = 0; r < w->size; r++)
-        w->status[r] = issue(w, r);
-    wk_status e = wk_comm_group_end();
-    for (int r = 0; r < w->size; r++)
-        if (w->status[r] == WK_OK)
-            w->status[r] = e;
 }
 
 static wk_tensor *upload(int r, wk_dtype dt, int rank, const int64_t *shape, const void *data)
@@ -394,7 +353,7 @@ static bool make_tensors(world *w, void *const *in, const void *poison)
     int64_t xs[2], os[2];
     int xr = x_shape(w, s, xs), orank = out_shape(w, s, os);
     bool ok = true;
-    for (int r = 0; r < w->size; r++) {
+    for (int r = 0; r < w->pool.size; r++) {
         bool has_x = s->kind != K_BROADCAST || r == s->root, has_out = s->kind != K_REDUCE || r == s->root;
         w->x[r] = has_x ? upload(r, s->dt, xr, xs, in[r]) : NULL;
         if (s->inplace && has_x && has_out)
@@ -408,7 +367,7 @@ static bool make_tensors(world *w, void *const *in, const void *poison)
 
 static void release_tensors(world *w)
 {
-    for (int r = 0; r < w->size; r++) {
+    for (int r = 0; r < w->pool.size; r++) {
         if (w->out[r] != w->x[r])
             wk_tensor_release(w->out[r]);
         wk_tensor_release(w->x[r]);
@@ -423,11 +382,11 @@ static expect *build_expect(const world *w, void *const *in, int64_t n_in)
     const step *s = &w->st;
     bool reduction = s->kind == K_ALL_REDUCE || s->kind == K_REDUCE || s->kind == K_REDUCE_SCATTER;
     bool all = s->kind == K_ALL_GATHER || s->kind == K_SENDRECV;
-    int64_t total = all ? n_in * w->size : n_in;
+    int64_t total = all ? n_in * w->pool.size : n_in;
     expect *e = w->e;
     for (int64_t j = 0; j < total; j++) {
         if (reduction)
-            e[j] = reduce_ref(s->dt, s->op, w->size, in, j);
+            e[j] = reduce_ref(s->dt, s->op, w->pool.size, in, j);
         else if (all)
             e[j] = copy_ref(s->dt, in[j / n_in], j % n_in);
         else
@@ -441,7 +400,7 @@ static int64_t expect_offset(const world *w, int r, int64_t n_in, int64_t n_out)
     if (w->st.kind == K_REDUCE_SCATTER)
         return r * n_out;
     if (w->st.kind == K_SENDRECV)
-        return ((r + w->size - 1) % w->size) * n_in;
+        return ((r + w->pool.size - 1) % w->pool.size) * n_in;
     return 0;
 }
 
@@ -451,7 +410,7 @@ static void check_results(world *w, void *const *in, int64_t n_in, int64_t n_out
     size_t es = wk_dtype_size(w->st.dt);
     expect *e = build_expect(w, in, n_in);
     void *got = w->got;
-    for (int r = 0; r < w->size; r++) {
+    for (int r = 0; r < w->pool.size; r++) {
         char first[200] = "";
         if (w->out[r]) {
             wk_status s = wk_tensor_to_host(w->out[r], got, (size_t)n_out * es);
@@ -479,16 +438,16 @@ static bool run_step(world *w)
     int64_t n_in = numel_of(x_shape(w, s, xs), xs), n_out = numel_of(out_shape(w, s, os), os);
     void *const *in = w->in;
     w->seq++;
-    for (int r = 0; r < w->size; r++)
-        fill_input(s->dt, s->op == WK_COMM_PROD, w->seq * MAX_RANKS + (uint64_t)r + (w->threaded ? 1u << 30 : 0),
+    for (int r = 0; r < w->pool.size; r++)
+        fill_input(s->dt, s->op == WK_COMM_PROD, w->seq * MAX_RANKS + (uint64_t)r + (w->pool.threaded ? 1u << 30 : 0),
                    in[r], n_in);
     poison_fill(s->dt, w->poison, n_out);
     bool ok = make_tensors(w, in, w->poison);
     if (ok) {
-        execute(w);
-        for (int r = 0; r < w->size; r++) {
-            CHECK(w->status[r] == WK_OK, "%s, rank %d: %s", what, r, wk_status_string(w->status[r]));
-            ok = ok && w->status[r] == WK_OK;
+        comm_pool_run(&w->pool);
+        for (int r = 0; r < w->pool.size; r++) {
+            CHECK(w->pool.status[r] == WK_OK, "%s, rank %d: %s", what, r, wk_status_string(w->pool.status[r]));
+            ok = ok && w->pool.status[r] == WK_OK;
         }
     }
     if (ok)
@@ -527,11 +486,11 @@ static bool run_block(world *w, wk_dtype dt, int b)
             rs.block[0] = big ? 1 : rs.block[0];
             ok = run_one(w, &rs, K_REDUCE_SCATTER, 0, false);
         }
-        for (int root = big ? op % w->size : 0; ok && root < (big ? op % w->size + 1 : w->size); root++)
+        for (int root = big ? op % w->pool.size : 0; ok && root < (big ? op % w->pool.size + 1 : w->pool.size); root++)
             ok = run_one(w, &s, K_REDUCE, root, (op + root) % 2 == 1);
     }
     s.op = WK_COMM_SUM;
-    for (int root = 0; ok && root < w->size; root++)
+    for (int root = 0; ok && root < w->pool.size; root++)
         for (int inplace = big ? root % 2 : 0; ok && inplace < (big ? root % 2 + 1 : 2); inplace++)
             ok = run_one(w, &s, K_BROADCAST, root, inplace);
     if (ok)
@@ -541,85 +500,21 @@ static bool run_block(world *w, wk_dtype dt, int b)
     return ok;
 }
 
-/* ---------------------------------------------------------------- the two ways of driving ranks */
-static void *rank_main(void *arg)
-{
-    struct rank_arg *a = arg;
-    world *w = a->w;
-    int r = a->r;
-    w->status[r] = wk_comm_init_rank(env.dev[r], w->size, &w->id, r, RUN_TIMEOUT_S, &w->c[r]);
-    pthread_barrier_wait(&w->done);
-    for (;;) {
-        pthread_barrier_wait(&w->start);
-        if (w->quit)
-            break;
-        w->status[r] = issue(w, r);
-        pthread_barrier_wait(&w->done);
-    }
-    if (w->c[r]) {
-        w->wait_status[r] = wk_comm_wait(w->c[r]);
-        w->destroy_status[r] = wk_comm_destroy(w->c[r]);
-    }
-    return NULL;
-}
-
-/* A thread per rank, each joining with wk_comm_init_rank; the id is made here. */
-static bool start_threads(world *w)
-{
-    wk_status s = wk_comm_id_new(env.dev[0], &w->id);
-    CHECK(s == WK_OK, "comm_id_new: %s", wk_status_string(s));
-    if (s != WK_OK)
-        return false;
-    pthread_barrier_init(&w->start, NULL, (unsigned)w->size + 1);
-    pthread_barrier_init(&w->done, NULL, (unsigned)w->size + 1);
-    for (int r = 0; r < w->size; r++) {
-        w->args[r] = (struct rank_arg){w, r};
-        if (pthread_create(&w->th[r], NULL, rank_main, &w->args[r]) != 0) {
-            printf("test_comm: could not start a thread\n");
-            exit(1); /* the barriers would never open */
-        }
-    }
-    pthread_barrier_wait(&w->done);
-    bool ok = true;
-    for (int r = 0; r < w->size; r++) {
-        CHECK(w->status[r] == WK_OK && w->c[r], "size %d: init_rank %d: %s", w->size, r,
-              wk_status_string(w->status[r]));
-        ok = ok && w->status[r] == WK_OK;
-    }
-    return ok;
-}
-
-/* Ends the threads (each waits on and destroys its communicator), or waits on and destroys every rank here. */
-static void finish(world *w)
-{
-    if (w->threaded) {
-        w->quit = true;
-        pthread_barrier_wait(&w->start);
-        for (int r = 0; r < w->size; r++)
-            pthread_join(w->th[r], NULL);
-        pthread_barrier_destroy(&w->start);
-        pthread_barrier_destroy(&w->done);
-    } else {
-        for (int r = 0; r < w->size; r++) {
-            w->wait_status[r] = w->c[r] ? wk_comm_wait(w->c[r]) : WK_OK;
-            w->destroy_status[r] = wk_comm_destroy(w->c[r]);
-        }
-    }
-    for (int r = 0; r < w->size && !w->broken; r++)
-        CHECK(w->wait_status[r] == WK_OK && w->destroy_status[r] == WK_OK, "size %d rank %d: wait %s, destroy %s",
-              w->size, r, wk_status_string(w->wait_status[r]), wk_status_string(w->destroy_status[r]));
-}
-
+/* ---------------------------------------------------------------- a world per size and drive mode */
 static void check_accessors(const world *w)
 {
-    for (int r = 0; r < w->size; r++) {
-        CHECK(wk_comm_rank(w->c[r]) == r && wk_comm_size(w->c[r]) == w->size && wk_comm_device(w->c[r]) == env.dev[r],
-              "size %d rank %d: accessors give rank %d, size %d, device %s", w->size, r, wk_comm_rank(w->c[r]),
-              wk_comm_size(w->c[r]), wk_comm_device(w->c[r]) ? wk_device_name(wk_comm_device(w->c[r])) : "NULL");
+    const comm_pool *p = &w->pool;
+    for (int r = 0; r < p->size; r++) {
+        wk_comm *c = p->c[r];
+        CHECK(wk_comm_rank(c) == r && wk_comm_size(c) == p->size && wk_comm_device(c) == env.dev[r],
+              "size %d rank %d: accessors give rank %d, size %d, device %s", p->size, r, wk_comm_rank(c),
+              wk_comm_size(c), wk_comm_device(c) ? wk_device_name(wk_comm_device(c)) : "NULL");
     }
 }
 
-static world *new_world(int size)
+/* A world of `size` ranks, driven by a thread each or by one thread in groups, with host buffers for the
+ * largest step; its ranks are not made yet. */
+static world *new_world(int size, bool threaded)
 {
     int64_t most = 0;
     for (int b = 0; b < NBLOCKS; b++)
@@ -633,6 +528,8 @@ static world *new_world(int size)
         printf("test_comm: out of memory\n");
         exit(1);
     }
+    w->pool = (comm_pool){.name = "test_comm", .size = size, .threaded = threaded, .dev = env.dev,
+                          .timeout_s = RUN_TIMEOUT_S, .step = issue, .ctx = w};
     return w;
 }
 
@@ -649,18 +546,14 @@ static void free_world(world *w)
 /* Case group 1 (and 2's accessors) for one size and drive mode. */
 static void run_world(int size, bool threaded)
 {
-    world *w = new_world(size);
-    w->size = size;
-    w->threaded = threaded;
+    world *w = new_world(size, threaded);
     int checks0 = checks, failures0 = failures;
     double t0 = comm_now_s();
-    bool ok;
-    if (threaded) {
-        ok = start_threads(w);
-    } else {
-        wk_status s = wk_comm_init_all(env.dev, size, RUN_TIMEOUT_S, w->c);
-        CHECK(s == WK_OK, "size %d: init_all: %s", size, wk_status_string(s));
-        ok = s == WK_OK;
+    bool ok = comm_pool_open(&w->pool), opened = ok;
+    for (int r = 0; opened && threaded && r < size; r++) {
+        CHECK(w->pool.status[r] == WK_OK && w->pool.c[r], "size %d: init_rank %d: %s", size, r,
+              wk_status_string(w->pool.status[r]));
+        ok = ok && w->pool.status[r] == WK_OK;
     }
     w->broken = !ok;
     if (ok)
@@ -668,7 +561,7 @@ static void run_world(int size, bool threaded)
     for (int dt = 0; ok && dt < WK_DTYPE_COUNT; dt++)
         for (int b = 0; ok && b < NBLOCKS; b++)
             ok = run_block(w, (wk_dtype)dt, b);
-    finish(w);
+    comm_pool_close(&w->pool, !w->broken);
     printf("collectives, %d rank(s), %s: %d checks, %d failed (%.1f s)\n", size,
            threaded ? "a thread per rank" : "one thread, groups", checks - checks0, failures - failures0,
            comm_now_s() - t0);

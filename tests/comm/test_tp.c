@@ -11,7 +11,6 @@
  * returned, and the communicator still working. WICK_COMM_BACKEND picks the devices as in test_comm.c: "cpu"
  * (default; every rank on "cpu") or "cuda" / "rocm" (rank r on "<backend>:r"; exit 77 when absent). */
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,18 +46,6 @@ static double get_float(wk_dtype dt, const void *buf, int64_t i)
     default: return ((const double *)buf)[i];
     }
 }
-
-/* v exact in f32 (the inputs are), stored as dt: rounded once. */
-static void put_float(wk_dtype dt, void *buf, int64_t i, double v)
-{
-    switch (dt) {
-    case WK_F16: ((uint16_t *)buf)[i] = wk_f32_to_f16((float)v); break;
-    case WK_BF16: ((uint16_t *)buf)[i] = wk_f32_to_bf16((float)v); break;
-    case WK_F32: ((float *)buf)[i] = (float)v; break;
-    default: ((double *)buf)[i] = v; break;
-    }
-}
-
 
 /* ---------------------------------------------------------------- problems and their reference */
 typedef enum layer { COLUMN, COLUMN_GATHER, ROW } layer;
@@ -176,24 +163,13 @@ typedef struct job {
     const problem *p;
 } job;
 
+/* A communicator's ranks (their step: rank_step) and the job they run. */
 typedef struct world {
-    int size;
-    bool threaded; /* a thread per rank (wk_comm_init_rank); else one thread and a group (wk_comm_init_all) */
+    comm_pool pool;
     wk_tensor *bad; /* group mode: when set, a call with this 1-D x (an argument error) first, inside the group */
-    wk_comm *c[MAX_RANKS];
     job job;
     wk_tensor *x[MAX_RANKS], *w[MAX_RANKS], *out[MAX_RANKS];
-    wk_status status[MAX_RANKS];
     bool broken;
-    wk_comm_id id;
-    pthread_t th[MAX_RANKS];
-    pthread_barrier_t start, done;
-    bool quit;
-    wk_status wait_status[MAX_RANKS], destroy_status[MAX_RANKS];
-    struct rank_arg {
-        struct world *w;
-        int r;
-    } args[MAX_RANKS];
 } world;
 
 static wk_status call_layer(wk_comm *c, layer l, const wk_tensor *x, const wk_tensor *w, wk_tensor **out)
@@ -201,50 +177,21 @@ static wk_status call_layer(wk_comm *c, layer l, const wk_tensor *x, const wk_te
     return l == ROW ? wk_tp_linear_row(c, x, w, out) : wk_tp_linear_column(c, x, w, l == COLUMN_GATHER, out);
 }
 
-static void *rank_main(void *arg)
+/* Rank r's call of the job (the pool's step; ctx is the world). Rank 0 first makes the failing call asked for
+ * (w->bad, group mode only), so that it stands inside the group. */
+static wk_status rank_step(void *ctx, int r)
 {
-    struct rank_arg *a = arg;
-    world *w = a->w;
-    int r = a->r;
-    w->status[r] = wk_comm_init_rank(env.dev[r], w->size, &w->id, r, RUN_TIMEOUT_S, &w->c[r]);
-    pthread_barrier_wait(&w->done);
-    for (;;) {
-        pthread_barrier_wait(&w->start);
-        if (w->quit)
-            break;
-        w->status[r] = call_layer(w->c[r], w->job.layer, w->x[r], w->w[r], &w->out[r]);
-        pthread_barrier_wait(&w->done);
+    world *w = ctx;
+    if (w->bad && r == 0) {
+        wk_tensor *none = NULL;
+        EXPECT(WK_ERR_SHAPE, "tp_linear_row", wk_tp_linear_row(w->pool.c[0], w->bad, w->w[0], &none));
+        CHECK(none == NULL, "a failed call returned a tensor");
     }
-    if (w->c[r]) {
-        w->wait_status[r] = wk_comm_wait(w->c[r]);
-        w->destroy_status[r] = wk_comm_destroy(w->c[r]);
-    }
-    return NULL;
+    return call_layer(w->pool.c[r], w->job.layer, w->x[r], w->w[r], &w->out[r]);
 }
 
-static bool start_threads(world *w)
-{
-    wk_status s = wk_comm_id_new(env.dev[0], &w->id);
-    CHECK(s == WK_OK, "comm_id_new: %s", wk_status_string(s));
-    if (s != WK_OK)
-        return false;
-    pthread_barrier_init(&w->start, NULL, (unsigned)w->size + 1);
-    pthread_barrier_init(&w->done, NULL, (unsigned)w->size + 1);
-    for (int r = 0; r < w->size; r++) {
-        w->args[r] = (struct rank_arg){w, r};
-        if (pthread_create(&w->th[r], NULL, rank_main, &w->args[r]) != 0) {
-            printf("test_tp: could not start a thread\n");
-            exit(1); /* the barriers would never open */
-        }
-    }
-    pthread_barrier_wait(&w->done);
-    bool ok = true;
-    for (int r = 0; r < w->size; r++)
-        ok = ok && w->status[r] == WK_OK;
-    CHECK(ok, "size %d: init_rank: %s", w->size, wk_status_string(w->status[0]));
-    return ok;
-}
-
+/* A world of `size` ranks, driven by a thread each or by one thread in a group, its ranks made (broken when that
+ * failed). */
 static world *open_world(int size, bool threaded)
 {
     world *w = calloc(1, sizeof *w);
@@ -252,61 +199,23 @@ static world *open_world(int size, bool threaded)
         printf("test_tp: out of memory\n");
         exit(1);
     }
-    w->size = size;
-    w->threaded = threaded;
-    if (threaded) {
-        w->broken = !start_threads(w);
-    } else {
-        wk_status s = wk_comm_init_all(env.dev, size, RUN_TIMEOUT_S, w->c);
-        CHECK(s == WK_OK, "size %d: init_all: %s", size, wk_status_string(s));
-        w->broken = s != WK_OK;
+    w->pool = (comm_pool){.name = "test_tp", .size = size, .threaded = threaded, .dev = env.dev,
+                          .timeout_s = RUN_TIMEOUT_S, .step = rank_step, .ctx = w};
+    bool ok = comm_pool_open(&w->pool);
+    if (ok && threaded) {
+        for (int r = 0; r < size; r++)
+            ok = ok && w->pool.status[r] == WK_OK;
+        CHECK(ok, "size %d: init_rank: %s", size, wk_status_string(w->pool.status[0]));
     }
+    w->broken = !ok;
     return w;
 }
 
-/* Ends the threads (each waits on and destroys its communicator), or waits on and destroys every rank here. */
+/* Ends the ranks (checking how each ended unless w is broken) and frees w. */
 static void close_world(world *w)
 {
-    if (w->threaded) {
-        w->quit = true;
-        pthread_barrier_wait(&w->start);
-        for (int r = 0; r < w->size; r++)
-            pthread_join(w->th[r], NULL);
-        pthread_barrier_destroy(&w->start);
-        pthread_barrier_destroy(&w->done);
-    } else {
-        for (int r = 0; r < w->size; r++) {
-            w->wait_status[r] = w->c[r] ? wk_comm_wait(w->c[r]) : WK_OK;
-            w->destroy_status[r] = wk_comm_destroy(w->c[r]);
-        }
-    }
-    for (int r = 0; r < w->size && !w->broken; r++)
-        CHECK(w->wait_status[r] == WK_OK && w->destroy_status[r] == WK_OK, "size %d rank %d: wait %s, destroy %s",
-              w->size, r, wk_status_string(w->wait_status[r]), wk_status_string(w->destroy_status[r]));
+    comm_pool_close(&w->pool, !w->broken);
     free(w);
-}
-
-/* Every rank's call: by the rank threads, or here in one group (with a failing call first when asked). */
-static void execute(world *w)
-{
-    if (w->threaded) {
-        pthread_barrier_wait(&w->start);
-        pthread_barrier_wait(&w->done);
-        return;
-    }
-    wk_status b = wk_comm_group_begin();
-    CHECK(b == WK_OK, "group_begin: %s", wk_status_string(b));
-    if (w->bad) {
-        wk_tensor *none = NULL;
-        EXPECT(WK_ERR_SHAPE, "tp_linear_row", wk_tp_linear_row(w->c[0], w->bad, w->w[0], &none));
-        CHECK(none == NULL, "a failed call returned a tensor");
-    }
-    for (int r = 0; r < w->size; r++)
-        w->status[r] = call_layer(w->c[r], w->job.layer, w->x[r], w->w[r], &w->out[r]);
-    wk_status e = wk_comm_group_end();
-    for (int r = 0; r < w->size; r++)
-        if (w->status[r] == WK_OK)
-            w->status[r] = e;
 }
 
 /* ---------------------------------------------------------------- one job on every rank */
@@ -335,12 +244,12 @@ static void copied_inputs(world *w, int r)
     size_t es = wk_dtype_size(p->dt);
     wk_device *dev = env.dev[r];
     if (w->job.layer != ROW) {
-        int64_t ns = p->n / w->size;
+        int64_t ns = p->n / w->pool.size;
         w->x[r] = upload(dev, p->dt, p->m, p->k, p->x);
         w->w[r] = upload(dev, p->dt, ns, p->k, (const char *)p->w + (size_t)(r * ns * p->k) * es);
         return;
     }
-    int64_t ks = p->k / w->size;
+    int64_t ks = p->k / w->pool.size;
     void *xs = malloc((size_t)(p->m * ks) * es + 1), *ws = malloc((size_t)(p->n * ks) * es + 1);
     CHECK(xs && ws, "out of host memory");
     if (xs && ws) {
@@ -359,7 +268,7 @@ static void view_inputs(world *w)
 {
     const problem *p = w->job.p;
     wk_tensor *full_x[MAX_RANKS] = {0}, *full_w[MAX_RANKS] = {0};
-    for (int r = 0; r < w->size; r++) {
+    for (int r = 0; r < w->pool.size; r++) {
         int first = 0; /* the first rank on r's device, whose uploads r shares */
         while (env.dev[first] != env.dev[r])
             first++;
@@ -371,19 +280,19 @@ static void view_inputs(world *w)
         wk_tensor *fx = full_x[first], *fw = full_w[first];
         wk_status s = fx && fw ? WK_OK : WK_ERR_OUT_OF_MEMORY;
         if (s == WK_OK && w->job.layer == ROW) {
-            int64_t ks = p->k / w->size;
+            int64_t ks = p->k / w->pool.size;
             s = wk_narrow(fx, 1, r * ks, ks, &w->x[r]);
             if (s == WK_OK)
                 s = wk_narrow(fw, 1, r * ks, ks, &w->w[r]);
         } else if (s == WK_OK) {
-            int64_t ns = p->n / w->size;
+            int64_t ns = p->n / w->pool.size;
             s = wk_transpose(fx, 0, 1, &w->x[r]);
             if (s == WK_OK)
                 s = wk_narrow(fw, 0, r * ns, ns, &w->w[r]);
         }
         CHECK(s == WK_OK, "views for rank %d: %s", r, wk_status_string(s));
     }
-    for (int r = 0; r < w->size; r++) {
+    for (int r = 0; r < w->pool.size; r++) {
         wk_tensor_release(full_x[r]);
         wk_tensor_release(full_w[r]);
     }
@@ -392,8 +301,8 @@ static void view_inputs(world *w)
 static void describe(char *buf, size_t cap, const world *w)
 {
     const problem *p = w->job.p;
-    snprintf(buf, cap, "size %d %s: %s %s, x (%lld, %lld) W (%lld, %lld)%s", w->size,
-             w->threaded ? "threads" : "group", layer_names[w->job.layer], wk_dtype_name(p->dt), (long long)p->m,
+    snprintf(buf, cap, "size %d %s: %s %s, x (%lld, %lld) W (%lld, %lld)%s", w->pool.size,
+             w->pool.threaded ? "threads" : "group", layer_names[w->job.layer], wk_dtype_name(p->dt), (long long)p->m,
              (long long)p->k, (long long)p->n, (long long)p->k, w->job.views ? ", strided views" : "");
 }
 
@@ -404,7 +313,7 @@ static void check_output(const world *w, int r, const char *what)
     const problem *p = w->job.p;
     const wk_tensor *o = w->out[r];
     layer l = w->job.layer;
-    int64_t cols = l == COLUMN ? p->n / w->size : p->n, col0 = l == COLUMN ? r * cols : 0;
+    int64_t cols = l == COLUMN ? p->n / w->pool.size : p->n, col0 = l == COLUMN ? r * cols : 0;
     const int64_t *sh = wk_tensor_shape(o), *st = wk_tensor_strides(o);
     bool layout = l == COLUMN_GATHER ? st[0] == 1 && st[1] == p->m : wk_tensor_is_contiguous(o);
     CHECK(wk_tensor_rank(o) == 2 && sh[0] == p->m && sh[1] == cols && wk_tensor_dtype(o) == p->dt &&
@@ -417,7 +326,7 @@ static void check_output(const world *w, int r, const char *what)
     wk_status s = got ? wk_tensor_to_host(o, got, bytes) : WK_ERR_OUT_OF_MEMORY;
     int64_t wrong = 0;
     char first[200] = "";
-    int roundings = l == ROW ? w->size + 1 : 1;
+    int roundings = l == ROW ? w->pool.size + 1 : 1;
     for (int64_t a = 0; s == WK_OK && a < p->nrows; a++) {
         for (int64_t j = 0; j < cols; j++) {
             double g = get_float(p->dt, got, p->rows[a] * cols + j), want = p->want[a * p->n + col0 + j];
@@ -435,7 +344,7 @@ static void check_output(const world *w, int r, const char *what)
 
 static void release_tensors(world *w)
 {
-    for (int r = 0; r < w->size; r++) {
+    for (int r = 0; r < w->pool.size; r++) {
         wk_tensor_release(w->x[r]);
         wk_tensor_release(w->w[r]);
         wk_tensor_release(w->out[r]);
@@ -452,20 +361,21 @@ static bool run_job(world *w, const job *j)
     if (j->views) {
         view_inputs(w);
     } else {
-        for (int r = 0; r < w->size; r++)
+        for (int r = 0; r < w->pool.size; r++)
             copied_inputs(w, r);
     }
     bool ok = true;
-    for (int r = 0; r < w->size; r++)
+    for (int r = 0; r < w->pool.size; r++)
         ok = ok && w->x[r] && w->w[r];
     if (ok) {
-        execute(w);
-        for (int r = 0; r < w->size; r++) {
-            CHECK(w->status[r] == WK_OK && w->out[r], "%s, rank %d: %s", what, r, wk_status_string(w->status[r]));
-            ok = ok && w->status[r] == WK_OK && w->out[r];
+        comm_pool_run(&w->pool);
+        for (int r = 0; r < w->pool.size; r++) {
+            wk_status s = w->pool.status[r];
+            CHECK(s == WK_OK && w->out[r], "%s, rank %d: %s", what, r, wk_status_string(s));
+            ok = ok && s == WK_OK && w->out[r];
         }
     }
-    for (int r = 0; ok && r < w->size; r++)
+    for (int r = 0; ok && r < w->pool.size; r++)
         check_output(w, r, what);
     release_tensors(w);
     w->broken = !ok;
@@ -590,7 +500,7 @@ static void run_errors(void)
     zeros(dev, WK_F32, 3, s135, &t[6]);
     zeros(dev, WK_F32, 1, &s5, &t[7]);
     for (int l = COLUMN; !w->broken && l <= ROW; l++)
-        errors_of(w->c[0], (layer)l, t, other);
+        errors_of(w->pool.c[0], (layer)l, t, other);
     problem p;
     if (!w->broken && make_problem(&p, WK_F32, 3, 5 * size, 4, 99)) {
         w->bad = t[7];
