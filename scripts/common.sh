@@ -2,7 +2,7 @@
 # missing (through sudo only when not root), and configures + builds one build directory.
 
 WICK_PACKAGES=(cmake gcc libc6-dev make pkg-config python3 python3-venv libopenblas-dev libopenblas-openmp-dev
-    libjansson-dev)
+    libjansson-dev libutf8proc-dev)
 
 # wick_install_packages [extra packages...]: apt-get update + install of whatever is not installed yet.
 wick_install_packages() {
