@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fault.h"
 #include "gpu/device.h"
 
 /* ---------------------------------------------------------------- memory */
@@ -13,6 +14,9 @@ wk_status wk_gpu_malloc(wk_gpu_dev *d, size_t bytes, void **ptr)
         *ptr = NULL;
         return WK_OK;
     }
+    if (wk_fi_fail(WK_FI_DEVICE)) /* scratch is a device allocation too, for the sweep (core/fault.h) */
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of scratch (injected)",
+                        wk_gpu_dev_name(d), bytes);
     return d->rt->alloc_async(d->ordinal, d->stream, bytes, ptr);
 }
 

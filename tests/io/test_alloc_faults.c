@@ -103,6 +103,13 @@ static int mix(const wk_tensor *t)
 }
 
 /* Watches t: its bytes now are what a failed call must leave. */
+/* The workload's device: WICK_FAULT_DEVICE ("cuda:0", ...), or the CPU. */
+static const char *device_name(void)
+{
+    const char *d = getenv("WICK_FAULT_DEVICE");
+    return d && *d ? d : "cpu";
+}
+
 static int watch(const wk_tensor *t)
 {
     int i = 0;
@@ -404,7 +411,7 @@ static int workload(void)
     float ha[24], hb[24];
     for (int i = 0; i < 24; i++)
         ha[i] = (float)((i * 7) % 11) - 5.0f + 0.25f * (float)i, hb[i] = 0.5f * (float)(i % 5) - 1.0f;
-    CALLO(dev, wk_device_get("cpu", &dev));
+    CALLO(dev, wk_device_get(device_name(), &dev));
     T(A, wk_tensor_from_host(dev, WK_F32, 3, S234, ha, &A));
     T(B, wk_tensor_from_host(dev, WK_F32, 3, S234, hb, &B));
     if (watch(A) != 0 || watch(B) != 0)
@@ -430,6 +437,13 @@ int main(void)
     uint64_t want = 0, got = 0;
     wk_fi_set(WK_FI_HOST, 0);
     wk_fi_set(WK_FI_DEVICE, 0);
+    wk_device *probe = NULL;
+    if (wk_device_get(device_name(), &probe) != WK_OK) {
+        printf("SKIP: device %s: %s\n", device_name(), wk_last_error());
+        return strcmp(device_name(), "cpu") == 0 ? 1 : 77;
+    }
+    wk_fi_set(WK_FI_HOST, 0);
+    printf("device %s\n", device_name());
     if (run_once(&want) != 0) {
         printf("FAIL: the workload fails with no injected failure\n0 passed, 1 failed\n");
         return 1;
