@@ -39,18 +39,24 @@ static void init(void)
 
 void wk_fi_init(void) { pthread_once(&init_once, init); }
 
+static atomic_bool absorbed; /* a fallback handled an injected failure (wk_fi_absorb) */
+
 void wk_fi_set(wk_fi_kind kind, long n)
 {
     pthread_once(&init_once, init);
     atomic_store(&fail_at[kind], 0);
     atomic_store(&counted[kind], 0);
     atomic_store(&fired[kind], false);
+    atomic_store(&absorbed, false);
     atomic_store(&fail_at[kind], n);
 }
 
 long wk_fi_count(wk_fi_kind kind) { return atomic_load(&counted[kind]); }
 
 bool wk_fi_fired(wk_fi_kind kind) { return atomic_load(&fired[kind]); }
+
+void wk_fi_absorb(void) { atomic_store(&absorbed, true); }
+bool wk_fi_absorbed(void) { return atomic_load(&absorbed); }
 
 bool wk_fi_fail(wk_fi_kind kind)
 {
@@ -71,6 +77,8 @@ void wk_fi_set(wk_fi_kind kind, long n) { (void)kind, (void)n; }
 long wk_fi_count(wk_fi_kind kind) { return (void)kind, 0; }
 bool wk_fi_fired(wk_fi_kind kind) { return (void)kind, false; }
 bool wk_fi_fail(wk_fi_kind kind) { return (void)kind, false; }
+void wk_fi_absorb(void) {}
+bool wk_fi_absorbed(void) { return false; }
 #endif
 
 void *wk_fi_malloc(size_t n) { return wk_fi_fail(WK_FI_HOST) ? NULL : malloc(n); }

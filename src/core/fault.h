@@ -26,6 +26,12 @@ long wk_fi_count(wk_fi_kind kind);
 bool wk_fi_fired(wk_fi_kind kind);
 /* The hook: counts one allocation of kind; true when this one must fail. */
 bool wk_fi_fail(wk_fi_kind kind);
+/* Called where the library handles a failed allocation by a fallback it is designed to take (the GPU's cached
+ * blocks released and the allocation retried, a smaller workspace, another convolution algorithm), so the sweep
+ * accepts a run in which the injected failure reached no caller; wk_fi_absorbed says whether that happened
+ * since the last wk_fi_set. */
+void wk_fi_absorb(void);
+bool wk_fi_absorbed(void);
 
 void *wk_fi_malloc(size_t n);
 void *wk_fi_calloc(size_t n, size_t size);

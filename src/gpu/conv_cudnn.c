@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/fault.h"
 #include "gpu/cudnn.h"
 #include "gpu/runtime.h"
 
@@ -147,6 +148,7 @@ static wk_status find(conv_call *c, conv_plan *p, size_t workspace)
     if (workspace > FIND_WORKSPACE_CAP)
         workspace = FIND_WORKSPACE_CAP;
     while (workspace > 0 && wk_gpu_malloc(c->d, workspace, &ws) != WK_OK) {
+        wk_fi_absorb(); /* a smaller workspace, then none */
         ws = NULL;
         workspace = workspace / 4 < FIND_WORKSPACE_MIN ? 0 : workspace / 4;
     }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/tensor.h"
+#include "core/fault.h"
 #include "gpu/gpu.h"
 
 wk_status wk_gpu_conv_geometry(const char *op, const char *lib, const wk_tensor *x, const wk_tensor *w,
@@ -77,6 +78,7 @@ wk_status wk_gpu_conv_run_candidates(wk_gpu_dev *d, const char *op, const char *
         const wk_gpu_conv_algo a = cand[i];
         void *ws = NULL;
         if (a.workspace > 0 && wk_gpu_malloc(d, a.workspace, &ws) != WK_OK) {
+            wk_fi_absorb(); /* the next candidate runs, or all fail as out of memory */
             short_of = a.workspace;
             i++;
             continue;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/fault.h"
 #include "gpu/miopen.h"
 #include "gpu/runtime.h"
 
@@ -81,6 +82,7 @@ static wk_status choose(conv_call *c, conv_plan *p)
     size_t workspace = want > FIND_WORKSPACE_CAP ? FIND_WORKSPACE_CAP : want;
     void *ws = NULL;
     while (workspace > 0 && wk_gpu_malloc(c->d, workspace, &ws) != WK_OK) {
+        wk_fi_absorb(); /* a smaller workspace, then none */
         ws = NULL;
         workspace = workspace / 4 < FIND_WORKSPACE_MIN ? 0 : workspace / 4;
     }

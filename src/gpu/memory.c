@@ -85,6 +85,7 @@ wk_status wk_gpu_slot_alloc(wk_device *dev, size_t bytes, void **ptr)
         size_t size = c >= 0 ? (size_t)1 << (WK_GPU_CACHE_MIN_SHIFT + c) : bytes;
         s = wk_gpu_malloc(d, size, ptr);
         if (s == WK_ERR_OUT_OF_MEMORY) {
+            wk_fi_absorb();
             cache_release(d);
             s = wk_gpu_malloc(d, size, ptr);
         }

@@ -372,7 +372,12 @@ static int files(void)
 }
 
 static int wrap_deleted;
-static void wrap_deleter(void *ctx) { (void)ctx, wrap_deleted++; }
+static void wrap_deleter(void *ctx)
+{
+    struct DLManagedTensorVersioned *raw = ctx;
+    wrap_deleted++;
+    raw->deleter(raw);
+}
 
 static int exchange(void)
 {
@@ -391,12 +396,14 @@ static int exchange(void)
     pool[npool++] = v;
     if (mix(v) != 0)
         return -1;
-    static float buf[12];
-    for (int i = 0; i < 12; i++)
-        buf[i] = (float)i - 3.5f;
+    /* Wrapped memory on the workload's device: A's own (through a DLPack export, which keeps it alive). */
+    struct DLManagedTensorVersioned *raw;
+    CALLO(raw, wk_to_dlpack(A, -1, &raw));
+    float *buf = (float *)((char *)raw->dl_tensor.data + raw->dl_tensor.byte_offset);
     int64_t s34[2] = {3, 4}, st[2] = {1, 3};
     wrap_deleted = 0;
-    CALLO(w, wk_tensor_wrap(dev, WK_F32, 2, s34, st, buf, wrap_deleter, NULL, &w));
+    /* A failed wrap leaves the memory the caller's (the deleter does not run), so the retry may pass raw again. */
+    CALLO(w, wk_tensor_wrap(dev, WK_F32, 2, s34, st, buf, wrap_deleter, raw, &w));
     if (wrap_deleted != 0)
         return printf("FAIL: wrap's deleter ran on a failed wrap\n"), bad++, -1;
     pool[npool++] = w;
@@ -449,7 +456,7 @@ int main(void)
         return 1;
     }
     long host_allocs = wk_fi_count(WK_FI_HOST), dev_allocs = wk_fi_count(WK_FI_DEVICE);
-    int passed = 0, failed = 0;
+    int passed = 0, failed = 0, absorbed_runs = 0;
     long covered[2] = {0, 0};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -463,11 +470,12 @@ int main(void)
         for (long n = only ? only_n : 1;; n++) {
             wk_fi_set(kind, n);
             int r = run_once(&got);
-            bool fired = wk_fi_fired(kind);
+            bool fired = wk_fi_fired(kind), absorbed = wk_fi_absorbed();
             wk_fi_set(kind, 0);
+            absorbed_runs += fired && absorbed && injected == 0;
             if (r == 0 && got != want)
                 printf("FAIL %s N=%ld: results differ from the clean run\n", k ? "device" : "host", n), r = -1;
-            if (r == 0 && fired && injected == 0)
+            if (r == 0 && fired && injected == 0 && !absorbed)
                 printf("FAIL %s N=%ld: a failed allocation was swallowed\n", k ? "device" : "host", n), r = -1;
             r == 0 ? passed++ : failed++;
             if (r != 0)
@@ -481,6 +489,8 @@ int main(void)
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     printf("clean run: %ld host and %ld device allocations\n", host_allocs, dev_allocs);
     printf("swept host N=1..%ld, device N=1..%ld in %.1f s\n", covered[0], covered[1], secs);
+    printf("%d of them handled by a designed fallback (the GPU's cache released and the allocation retried, a\n"
+           "smaller workspace, another algorithm), the results unchanged\n", absorbed_runs);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0 || (!only && (covered[0] == 0 || covered[1] == 0));
 }
