@@ -105,36 +105,76 @@ static wk_status exchange_chunk(wk_comm *c, wk_tensor *buf, int64_t n, int64_t f
     return s != WK_OK ? s : e;
 }
 
-/* x W^T gathered: the (N, M) buffer of W x^T, chunk by chunk of this rank's n rows, each chunk exchanged while
- * the next is computed; out is its transposed view. */
+/* Rows [0, total) in chunks_of(total) pieces: step(ctx, first, rows) on each (once with no rows when total is
+ * 0: every rank still takes part in the collectives), then the device's later work waits for the side stream. */
+static wk_status in_chunks(wk_comm *c, int64_t total, wk_status (*step)(void *ctx, int64_t first, int64_t rows),
+                           void *ctx)
+{
+    int64_t chunks = chunks_of(total), size = (total + chunks - 1) / chunks, first = 0;
+    wk_status s;
+    do {
+        int64_t rows = total - first < size ? total - first : size;
+        s = step(ctx, first, rows);
+        first += rows;
+    } while (s == WK_OK && first < total);
+    return s == WK_OK ? wk_comm_join_side(c) : s;
+}
+
+/* One layer's operands and result, for the chunk steps. */
+typedef struct layer {
+    wk_comm *c;
+    const wk_tensor *x, *w;
+    wk_tensor *res;
+} layer;
+
+/* Column-parallel, gathered: rows [first, first + rows) of this rank's W block times x^T into its place in the
+ * (N, M) buffer, then exchanged with every other rank's. */
+static wk_status column_step(void *ctx, int64_t first, int64_t rows)
+{
+    layer *l = ctx;
+    int64_t n = l->w->shape[0];
+    wk_tensor *wi = NULL, *dst = NULL;
+    wk_status s = rows_of(l->w, first, rows, &wi);
+    if (s == WK_OK)
+        s = product(wi, l->x, l->res, l->c->rank * n + first, rows, &dst);
+    if (s == WK_OK)
+        s = exchange_chunk(l->c, l->res, n, first, rows);
+    wk_tensor_release(wi);
+    wk_tensor_release(dst);
+    return s;
+}
+
+/* Row-parallel: rows [first, first + rows) of x's shard times W's shard^T, then summed over the ranks. */
+static wk_status row_step(void *ctx, int64_t first, int64_t rows)
+{
+    layer *l = ctx;
+    wk_tensor *xi = NULL, *dst = NULL;
+    wk_status s = rows_of(l->x, first, rows, &xi);
+    if (s == WK_OK)
+        s = product(xi, l->w, l->res, first, rows, &dst);
+    wk_coll k = {.kind = WK_COLL_ALL_REDUCE, .op = WK_COMM_SUM, .dtype = l->res->dtype, .side = true,
+                 .count = (size_t)(rows * l->res->shape[1]), .send = row_ptr(l->res, first),
+                 .recv = row_ptr(l->res, first)};
+    if (s == WK_OK)
+        s = wk_comm_queue(l->c, &k);
+    wk_tensor_release(xi);
+    wk_tensor_release(dst);
+    return s;
+}
+
+/* x W^T gathered: the (N, M) buffer of W x^T, made chunk by chunk of this rank's rows; out is its transposed
+ * view. */
 static wk_status column_gathered(wk_comm *c, const wk_tensor *x, const wk_tensor *w, wk_tensor **out)
 {
     int64_t n = w->shape[0], m = x->shape[0];
-    int64_t shape[2] = {n * c->size, m};
-    wk_tensor *buf = NULL;
-    WK_TRY(wk_alloc_output("tp_linear_column", c->dev, x->dtype, 2, shape, &buf));
-    int64_t chunks = chunks_of(n), step = (n + chunks - 1) / chunks;
-    wk_status s = WK_OK;
-    for (int64_t first = 0; s == WK_OK && (first < n || first == 0); first += step) {
-        int64_t rows = n - first < step ? n - first : step;
-        wk_tensor *wi = NULL, *dst = NULL;
-        s = rows_of(w, first, rows, &wi);
-        if (s == WK_OK)
-            s = product(wi, x, buf, c->rank * n + first, rows, &dst);
-        if (s == WK_OK)
-            s = exchange_chunk(c, buf, n, first, rows);
-        wk_tensor_release(wi);
-        wk_tensor_release(dst);
-        if (n == 0)
-            break;
-    }
-    if (s == WK_OK)
-        s = wk_comm_join_side(c);
-    int64_t tshape[2] = {m, n * c->size}, tstrides[2] = {1, m};
+    int64_t shape[2] = {n * c->size, m}, tshape[2] = {m, n * c->size}, tstrides[2] = {1, m};
+    layer l = {.c = c, .x = x, .w = w};
+    WK_TRY(wk_alloc_output("tp_linear_column", c->dev, x->dtype, 2, shape, &l.res));
     wk_tensor *view = NULL;
+    wk_status s = in_chunks(c, n, column_step, &l);
     if (s == WK_OK)
-        s = wk_tensor_view(buf, 2, tshape, tstrides, 0, &view);
-    wk_tensor_release(buf);
+        s = wk_tensor_view(l.res, 2, tshape, tstrides, 0, &view);
+    wk_tensor_release(l.res);
     return wk_finish(s, view, out);
 }
 
@@ -156,28 +196,8 @@ wk_status wk_tp_linear_row(wk_comm *c, const wk_tensor *x_shard, const wk_tensor
 {
     static const char op[] = "tp_linear_row";
     WK_TRY(check_layer(op, c, x_shard, w_shard, out));
-    int64_t m = x_shard->shape[0], n = w_shard->shape[0];
-    int64_t shape[2] = {m, n};
-    wk_tensor *res = NULL;
-    WK_TRY(wk_alloc_output(op, c->dev, x_shard->dtype, 2, shape, &res));
-    int64_t chunks = chunks_of(m), step = (m + chunks - 1) / chunks;
-    wk_status s = WK_OK;
-    for (int64_t first = 0; s == WK_OK && (first < m || first == 0); first += step) {
-        int64_t rows = m - first < step ? m - first : step;
-        wk_tensor *xi = NULL, *dst = NULL;
-        s = rows_of(x_shard, first, rows, &xi);
-        if (s == WK_OK)
-            s = product(xi, w_shard, res, first, rows, &dst);
-        wk_coll k = {.kind = WK_COLL_ALL_REDUCE, .op = WK_COMM_SUM, .dtype = res->dtype, .side = true,
-                     .count = (size_t)(rows * n), .send = row_ptr(res, first), .recv = row_ptr(res, first)};
-        if (s == WK_OK)
-            s = wk_comm_queue(c, &k);
-        wk_tensor_release(xi);
-        wk_tensor_release(dst);
-        if (m == 0)
-            break;
-    }
-    if (s == WK_OK)
-        s = wk_comm_join_side(c);
-    return wk_finish(s, res, out);
+    int64_t shape[2] = {x_shard->shape[0], w_shard->shape[0]};
+    layer l = {.c = c, .x = x_shard, .w = w_shard};
+    WK_TRY(wk_alloc_output(op, c->dev, x_shard->dtype, 2, shape, &l.res));
+    return wk_finish(in_chunks(c, shape[0], row_step, &l), l.res, out);
 }
