@@ -60,6 +60,8 @@ const char *wk_coll_name(wk_coll_kind k); /* "all_reduce", ... (ops/comm.c) */
 /* A backend's communicators: `impl` is the backend's own per-rank state. Every function reports failures with
  * wk_error (WK_ERR_COMM once the communicator is broken) and may be called from any thread. */
 typedef struct wk_comm_backend {
+    /* A device serves one rank of a communicator (a GPU under NCCL/RCCL); false: any number (the CPU's threads). */
+    bool one_rank_per_device;
     /* The library's name and version, or WK_ERR_UNSUPPORTED with what was looked for. */
     wk_status (*library)(wk_device *dev, const char **name);
     wk_status (*id_new)(wk_device *dev, wk_comm_id *out);

@@ -583,11 +583,13 @@ static wk_status gpu_comm_destroy(void *impl)
 }
 
 const wk_comm_backend wk_cuda_comm = {
+    .one_rank_per_device = true,
     .library = gpu_comm_library, .id_new = gpu_comm_id_new, .init = gpu_comm_init, .run = gpu_comm_run,
     .group_begin = nccl_group_begin, .group_end = nccl_group_end, .wait = gpu_comm_wait,
     .abort = gpu_comm_abort, .destroy = gpu_comm_destroy, .join = gpu_comm_join,
 };
 const wk_comm_backend wk_rocm_comm = {
+    .one_rank_per_device = true,
     .library = gpu_comm_library, .id_new = gpu_comm_id_new, .init = gpu_comm_init, .run = gpu_comm_run,
     .group_begin = rccl_group_begin, .group_end = rccl_group_end, .wait = gpu_comm_wait,
     .abort = gpu_comm_abort, .destroy = gpu_comm_destroy, .join = gpu_comm_join,

@@ -145,12 +145,11 @@ wk_status wk_comm_init_all(wk_device *const *devs, int n, double timeout_s, wk_c
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: needs at least one device (n = %d)", op, n);
     WK_TRY(check_timeout(op, timeout_s));
     WK_TRY(comm_backend(op, devs[0], &be));
-    bool cpu = devs[0]->backend->kernel_targets == NULL;
     for (int i = 0; i < n; i++) {
         if (!devs[i] || devs[i]->backend != devs[0]->backend)
             return wk_error(WK_ERR_DEVICE, "%s: device %d is %s, not a device of the %s backend", op, i,
                             devs[i] ? devs[i]->name : "NULL", devs[0]->backend->name);
-        for (int j = 0; j < i && !cpu; j++)
+        for (int j = 0; j < i && be->one_rank_per_device; j++)
             if (devs[j] == devs[i])
                 return wk_error(WK_ERR_DEVICE, "%s: %s is listed twice (a GPU serves one rank)", op, devs[i]->name);
     }
@@ -270,6 +269,23 @@ static wk_status check_same_shape(const char *op, const wk_tensor *x, const wk_t
     return WK_OK;
 }
 
+/* x (read) and out (written): buffers of the rank, of one dtype. */
+static wk_status check_x_out(const char *op, const wk_comm *c, const wk_tensor *x, const wk_tensor *out)
+{
+    WK_TRY(check_buffer(op, c, "x", x, false));
+    WK_TRY(check_buffer(op, c, "out", out, true));
+    return wk_check_same_dtype(op, x, out);
+}
+
+/* An out that takes x's place: x's shape, and x itself or disjoint from it (all_reduce, a root's broadcast and
+ * reduce). */
+static wk_status check_in_place(const char *op, const wk_comm *c, const wk_tensor *x, const wk_tensor *out)
+{
+    WK_TRY(check_x_out(op, c, x, out));
+    WK_TRY(check_same_shape(op, x, out));
+    return check_disjoint(op, x, out, true);
+}
+
 wk_status wk_comm_queue(wk_comm *c, const wk_coll *k)
 {
     if (group.depth > 0)
@@ -290,12 +306,8 @@ wk_status wk_comm_all_reduce(wk_comm *c, const wk_tensor *x, wk_comm_op rop, wk_
 {
     static const char op[] = "all_reduce";
     WK_TRY(check_comm(op, c));
-    WK_TRY(check_buffer(op, c, "x", x, false));
-    WK_TRY(check_buffer(op, c, "out", out, true));
-    WK_TRY(wk_check_same_dtype(op, x, out));
-    WK_TRY(check_same_shape(op, x, out));
+    WK_TRY(check_in_place(op, c, x, out));
     WK_TRY(check_op(op, rop, x->dtype));
-    WK_TRY(check_disjoint(op, x, out, true));
     wk_coll k = {.kind = WK_COLL_ALL_REDUCE, .op = rop, .dtype = x->dtype, .count = (size_t)wk_tensor_numel(x),
                  .send = wk_tensor_data(x), .recv = wk_tensor_data(out)};
     return wk_comm_queue(c, &k);
@@ -306,9 +318,7 @@ wk_status wk_comm_all_gather(wk_comm *c, const wk_tensor *x, wk_tensor *out)
     static const char op[] = "all_gather";
     char b1[128], b2[128];
     WK_TRY(check_comm(op, c));
-    WK_TRY(check_buffer(op, c, "x", x, false));
-    WK_TRY(check_buffer(op, c, "out", out, true));
-    WK_TRY(wk_check_same_dtype(op, x, out));
+    WK_TRY(check_x_out(op, c, x, out));
     if (!scaled_dim0(x, out, c->size))
         return wk_error(WK_ERR_SHAPE, "%s: out %s is not x %s with dim 0 times %d ranks", op,
                         wk_shape_str(b1, sizeof b1, out->rank, out->shape), wk_shape_str(b2, sizeof b2, x->rank, x->shape),
@@ -324,9 +334,7 @@ wk_status wk_comm_reduce_scatter(wk_comm *c, const wk_tensor *x, wk_comm_op rop,
     static const char op[] = "reduce_scatter";
     char b1[128], b2[128];
     WK_TRY(check_comm(op, c));
-    WK_TRY(check_buffer(op, c, "x", x, false));
-    WK_TRY(check_buffer(op, c, "out", out, true));
-    WK_TRY(wk_check_same_dtype(op, x, out));
+    WK_TRY(check_x_out(op, c, x, out));
     if (out->rank == 0 || !scaled_dim0(out, x, c->size))
         return wk_error(WK_ERR_SHAPE, "%s: x %s is not out %s with dim 0 times %d ranks", op,
                         wk_shape_str(b1, sizeof b1, x->rank, x->shape), wk_shape_str(b2, sizeof b2, out->rank, out->shape),
@@ -343,16 +351,9 @@ wk_status wk_comm_broadcast(wk_comm *c, const wk_tensor *x, int root, wk_tensor 
     static const char op[] = "broadcast";
     WK_TRY(check_comm(op, c));
     WK_TRY(check_rank_arg(op, c, "root", root));
-    WK_TRY(check_buffer(op, c, "out", out, true));
+    WK_TRY(c->rank == root ? check_in_place(op, c, x, out) : check_buffer(op, c, "out", out, true));
     wk_coll k = {.kind = WK_COLL_BROADCAST, .dtype = out->dtype, .count = (size_t)wk_tensor_numel(out),
-                 .recv = wk_tensor_data(out), .peer = root};
-    if (c->rank == root) {
-        WK_TRY(check_buffer(op, c, "x", x, false));
-        WK_TRY(wk_check_same_dtype(op, x, out));
-        WK_TRY(check_same_shape(op, x, out));
-        WK_TRY(check_disjoint(op, x, out, true));
-        k.send = wk_tensor_data(x);
-    }
+                 .send = c->rank == root ? wk_tensor_data(x) : NULL, .recv = wk_tensor_data(out), .peer = root};
     return wk_comm_queue(c, &k);
 }
 
@@ -361,17 +362,10 @@ wk_status wk_comm_reduce(wk_comm *c, const wk_tensor *x, wk_comm_op rop, int roo
     static const char op[] = "reduce";
     WK_TRY(check_comm(op, c));
     WK_TRY(check_rank_arg(op, c, "root", root));
-    WK_TRY(check_buffer(op, c, "x", x, false));
+    WK_TRY(c->rank == root ? check_in_place(op, c, x, out) : check_buffer(op, c, "x", x, false));
     WK_TRY(check_op(op, rop, x->dtype));
     wk_coll k = {.kind = WK_COLL_REDUCE, .op = rop, .dtype = x->dtype, .count = (size_t)wk_tensor_numel(x),
-                 .send = wk_tensor_data(x), .peer = root};
-    if (c->rank == root) {
-        WK_TRY(check_buffer(op, c, "out", out, true));
-        WK_TRY(wk_check_same_dtype(op, x, out));
-        WK_TRY(check_same_shape(op, x, out));
-        WK_TRY(check_disjoint(op, x, out, true));
-        k.recv = wk_tensor_data(out);
-    }
+                 .send = wk_tensor_data(x), .recv = c->rank == root ? wk_tensor_data(out) : NULL, .peer = root};
     return wk_comm_queue(c, &k);
 }
 
