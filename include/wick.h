@@ -653,7 +653,9 @@ wk_status wk_from_dlpack_legacy(struct DLManagedTensor *m, unsigned flags, wk_te
  * Groups: between wk_comm_group_begin and wk_comm_group_end (nestable, per thread) collectives are queued
  * but not waited for, so one thread can drive several ranks (wk_comm_init_all) and a rank can send and
  * receive in one step; the group's work starts at the outermost end, which returns its first error. Without
- * a group, one thread driving two ranks of one communicator deadlocks (until the timeout), as in NCCL. */
+ * a group, one thread driving two ranks of one communicator deadlocks (until the timeout), as in NCCL. The CPU
+ * communicator holds 64 collectives (and 8 sends from one rank to another) in flight: a rank that queues more
+ * than that ahead of the slowest rank waits for it (in a group driven by one thread: until the timeout). */
 typedef struct wk_comm wk_comm;
 #define WK_COMM_ID_BYTES 128
 typedef struct wk_comm_id {
