@@ -411,6 +411,51 @@ wk_status wk_rope_i(const wk_tensor *x, const wk_tensor *cos, const wk_tensor *s
 /* x (B, T, H, D): as wk_rope with the (b, t, h, d) layout. */
 wk_status wk_rope_thd(const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin, wk_tensor **out);
 
+/* ---------------------------------------------------------------- attention
+ * wk_attention: out = softmax(scores) V per query row, fused (never an Sq x Skv buffer), where for query i and
+ * key j of batch b and query head h (key/value head h / (Hq / Hkv): MHA, GQA, MQA):
+ *   s = scale * (q_i . k_j); with softcap > 0, s = softcap * tanh(s / softcap); then ALiBi adds
+ *   -slope[h] * |i + L - Sq - j|; then bias adds bias[b][h][i][j] (a u8 bias is a mask instead: 0 drops the key).
+ *   Key j is seen when j < L (L = seq_lens[b] when given, else Skv) and, with the query aligned to the END of its
+ *   keys (query i sits at position p = i + L - Sq), when p - window_left <= j <= p + window_right (-1: unbounded).
+ *   causal is window_right = 0: query i sees keys up to L - Sq + i (FlashAttention's and KV-cache decoding's
+ *   bottom-right alignment; PyTorch's is_causal aligns top-left, j <= i, which is the same only when Sq == L).
+ * q (B, Hq, Sq, D), k (B, Hkv, Skv, D), v (B, Hkv, Skv, Dv): any strides (a (B, S, H, D) buffer is a permuted
+ * view, no copy), one dtype of f16, bf16, f32; Hq a multiple of Hkv; 1 <= D, Dv <= 256. Scores, softmax and the
+ * sum over keys are f32. out (B, Hq, Sq, Dv) in q's dtype; lse (may be NULL): the f32 log-sum-exp of each row's
+ * scores (B, Hq, Sq), so partial results over disjoint key sets merge exactly. A row that sees no key gives
+ * out 0 and lse -inf, never NaN. Sq == 0 or B == 0: empty outputs; Skv == 0: every row sees no key.
+ * A paged cache (block_table set): k and v are block pools (num_blocks, Hkv, block_size, D) (any strides, so the
+ * (num_blocks, block_size, Hkv, D) layout of serving engines is a permuted view); key j of batch b is row
+ * j % block_size of block block_table[b][j / block_size]; Skv is max_blocks * block_size and seq_lens is
+ * required. A block id outside [0, num_blocks) among a row's first ceil(seq_lens[b] / block_size) entries, or a
+ * length outside [0, Skv], is WK_ERR_INDEX_OUT_OF_RANGE, found as the indexing ops find a bad index (on a GPU at
+ * the next synchronisation). Memory is never read out of bounds. */
+typedef struct wk_attention_params {
+    double scale;              /* 0: 1 / sqrt(D) */
+    double softcap;            /* 0: none; else > 0 */
+    bool causal;               /* window_right = 0 (bottom-right aligned, see above) */
+    bool windowed;             /* apply window_left / window_right (false: unbounded both ways) */
+    int64_t window_left;       /* keys before the query's position it sees; -1: unbounded */
+    int64_t window_right;      /* keys after it; -1: unbounded */
+    const wk_tensor *bias;     /* NULL, or broadcastable to (B, Hq, Sq, Skv): f32 or q's dtype (added) or u8 */
+    const wk_tensor *alibi;    /* NULL, or f32 (Hq) slopes */
+    const wk_tensor *seq_lens; /* NULL, or i32 (B): batch b's keys are its first seq_lens[b] */
+    const wk_tensor *block_table; /* NULL, or i32 (B, max_blocks): k and v are a paged block pool */
+} wk_attention_params;
+/* p may be NULL (every default). lse may be NULL. */
+wk_status wk_attention(const wk_tensor *q, const wk_tensor *k, const wk_tensor *v, const wk_attention_params *p,
+                       wk_tensor **out, wk_tensor **lse);
+/* Writes new keys and values into a cache, in place: k, v (B, Hkv, Snew, D / Dv) go to positions seq_lens[b] ..
+ * seq_lens[b] + Snew - 1 of batch b, in a contiguous cache k_cache (B, Hkv, Smax, D) (block_table NULL) or a
+ * paged pool (num_blocks, Hkv, block_size, D) through block_table (B, max_blocks) i32. seq_lens (B) i32 is
+ * read, not advanced (add Snew to it for the next step). Caches of one dtype with k and v (f16, bf16, f32), any
+ * strides, not overlapping k, v or each other. A position past the cache or a block id outside the pool is
+ * WK_ERR_INDEX_OUT_OF_RANGE and nothing is written (on a GPU the error comes at the next synchronisation, and
+ * the caches are still unchanged). */
+wk_status wk_kv_append(wk_tensor *k_cache, wk_tensor *v_cache, const wk_tensor *k, const wk_tensor *v,
+                       const wk_tensor *seq_lens, const wk_tensor *block_table);
+
 /* ---------------------------------------------------------------- foreign memory
  * Memory wick does not own: a caller's buffer, a file mapping, another framework's tensor (DLPack below). */
 /* Called exactly once, with the ctx given, when the last wick reference to wrapped memory goes. */

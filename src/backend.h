@@ -33,6 +33,32 @@ typedef enum wk_rope_kind { WK_ROPE_HALVES = 0, WK_ROPE_INTERLEAVED = 1, WK_ROPE
 typedef enum wk_conv_dims { WK_CONV_1D = 1, WK_CONV_2D = 2 } wk_conv_dims;
 typedef enum wk_conv_dir { WK_CONV_FORWARD = 0, WK_CONV_TRANSPOSED = 1 } wk_conv_dir;
 
+/* Attention (ops/attention.c validates as wick.h says). q (B, Hq, Sq, D); k, v (B, Hkv, Skv, D / Dv), or block
+ * pools (num_blocks, Hkv, block_size, D / Dv) when block_table is set; any strides. bias: NULL or a view of shape
+ * (B, Hq, Sq, skv) (stride 0 on broadcast dims), f32, q's dtype, or u8 (a mask); alibi f32 (Hq); seq_lens i32 (B)
+ * (always set when paged); block_table i32 (B, max_blocks). window_left/right: -1 unbounded, causal folded in;
+ * scale resolved (never 0); softcap 0 for none. out fresh and contiguous, lse NULL or fresh f32 (B, Hq, Sq).
+ * The slot checks what lives in device memory (lengths in [0, skv], block ids within the pool for the blocks a
+ * length uses) and reports it as an indexing slot reports a bad index. */
+typedef struct wk_attn {
+    const wk_tensor *q, *k, *v, *bias, *alibi, *seq_lens, *block_table;
+    wk_tensor *out, *lse;
+    double scale, softcap;
+    int64_t window_left, window_right;
+    int64_t skv;        /* key positions a sequence has: k's dim 2, or max_blocks * block_size */
+    int64_t block_size; /* paged: the pools' dim 2; 0 otherwise */
+} wk_attn;
+/* kv_append: k, v (B, Hkv, Snew, D / Dv) into caches shaped as wk_attn's k and v (block_size 0: (B, Hkv, capacity,
+ * D)); dtypes equal; caches writable and disjoint from everything else. The slot checks lengths (seq_lens[b] +
+ * Snew <= capacity, seq_lens[b] >= 0) and block ids before writing anything, and writes nothing when one is bad
+ * (a GPU reports it at the next synchronisation). Runs only when k or v has elements. */
+typedef struct wk_kv_write {
+    wk_tensor *k_cache, *v_cache;
+    const wk_tensor *k, *v, *seq_lens, *block_table;
+    int64_t capacity;   /* positions a sequence may hold */
+    int64_t block_size; /* paged: the pools' dim 2; 0 otherwise */
+} wk_kv_write;
+
 /* Collectives (ops/comm.c validates: ranks, roots, dtypes, counts; buffers contiguous, writable, disjoint).
  * count: elements of one rank's block: all_reduce, broadcast, reduce, send, recv: the whole tensor;
  * all_gather: the input (the output holds size * count); reduce_scatter: the output (the input holds
@@ -201,6 +227,8 @@ struct wk_backend {
     /* ---- transformer pieces */
     wk_status (*rope)(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor *out);
+    wk_status (*attention)(const wk_attn *a);
+    wk_status (*kv_append)(const wk_kv_write *w);
 
     /* ---- communicators (optional): NULL when the backend has none */
     const wk_comm_backend *comm;

@@ -149,5 +149,7 @@ const wk_backend wk_cpu_backend = {
     .scatter = wk_cpu_scatter,
     .index_add = wk_cpu_index_add,
     .rope = wk_cpu_rope,
+    .attention = wk_cpu_attention,
+    .kv_append = wk_cpu_kv_append,
     .comm = &wk_cpu_comm,
 };

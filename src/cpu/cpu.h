@@ -112,6 +112,10 @@ wk_status wk_cpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk
 wk_status wk_cpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor *out);
 
+/* attention.c, attention_cache.c */
+wk_status wk_cpu_attention(const wk_attn *a);
+wk_status wk_cpu_kv_append(const wk_kv_write *w);
+
 /* Communicators over the threads of this process (comm.c); what a collective does to the buffers (comm_reduce.c):
  * send[i]/recv[i] are part i's (rank i's; for a send/recv pair, 0 sends and 1 receives). */
 extern const wk_comm_backend wk_cpu_comm;

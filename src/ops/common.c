@@ -177,3 +177,27 @@ wk_status wk_check_new(const char *op, const wk_device *dev, wk_dtype dt, int ra
                             wk_shape_str(buf, sizeof buf, rank, shape));
     return WK_OK;
 }
+
+/* Byte range [lo, hi) a non-empty view can address. */
+static void view_extent(const wk_tensor *t, uintptr_t *lo, uintptr_t *hi)
+{
+    int64_t last = 0;
+    for (int i = 0; i < t->rank; i++)
+        last += (t->shape[i] - 1) * t->strides[i];
+    size_t es = wk_dtype_size(t->dtype);
+    *lo = (uintptr_t)wk_tensor_data(t);
+    *hi = *lo + (uintptr_t)(last + 1) * es;
+}
+
+wk_status wk_check_no_alias(const char *op, const char *target_name, const wk_tensor *target, const char *name,
+                            const wk_tensor *t)
+{
+    if (t == NULL || t->storage != target->storage || wk_tensor_numel(t) == 0 || wk_tensor_numel(target) == 0)
+        return WK_OK;
+    uintptr_t xl, xh, tl, th;
+    view_extent(target, &xl, &xh);
+    view_extent(t, &tl, &th);
+    if (tl < xh && xl < th)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %s shares memory with %s", op, name, target_name);
+    return WK_OK;
+}

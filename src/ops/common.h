@@ -26,6 +26,10 @@ wk_status wk_check_index_dtype(const char *op, const wk_tensor *t);
 wk_status wk_check_rank(const char *op, const char *name, const wk_tensor *t, int rank);
 /* t is a valid in-place target (no element addressed twice). */
 wk_status wk_check_writable(const char *op, const wk_tensor *t);
+/* t (may be NULL) shares no byte with the in-place target: what an op reads while writing the target must not
+ * change under it (a changing index could escape the range checked before the writes). */
+wk_status wk_check_no_alias(const char *op, const char *target_name, const wk_tensor *target, const char *name,
+                            const wk_tensor *t);
 /* The backend has the slot (pass the slot pointer cast to const void *). */
 wk_status wk_check_slot(const char *op, const wk_tensor *t, const void *slot);
 #define WK_CHECK_SLOT(op, t, slot) wk_check_slot(op, t, (const void *)(uintptr_t)wk_be(t)->slot)

@@ -25,31 +25,6 @@ static wk_status check_operands(const char *op, const wk_tensor *x, int dim, con
     return WK_OK;
 }
 
-/* Byte range [lo, hi) a non-empty view can address. */
-static void view_extent(const wk_tensor *t, uintptr_t *lo, uintptr_t *hi)
-{
-    int64_t last = 0;
-    for (int i = 0; i < t->rank; i++)
-        last += (t->shape[i] - 1) * t->strides[i];
-    size_t es = wk_dtype_size(t->dtype);
-    *lo = (uintptr_t)wk_tensor_data(t);
-    *hi = *lo + (uintptr_t)(last + 1) * es;
-}
-
-/* An in-place target must not share memory with what the op reads while writing it: a changing index
- * could otherwise escape the range checked before the writes. */
-static wk_status check_no_alias(const char *op, const wk_tensor *x, const wk_tensor *t, const char *name)
-{
-    if (t->storage != x->storage || wk_tensor_numel(t) == 0 || wk_tensor_numel(x) == 0)
-        return WK_OK;
-    uintptr_t xl, xh, tl, th;
-    view_extent(x, &xl, &xh);
-    view_extent(t, &tl, &th);
-    if (tl < xh && xl < th)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %s shares memory with the target x", op, name);
-    return WK_OK;
-}
-
 typedef struct index_args {
     const wk_tensor *x, *ids, *src;
     int dim;
@@ -169,8 +144,8 @@ static wk_status index_add_checks(const char *op, const wk_tensor *x, int dim, c
 static wk_status inplace_checks(const char *op, const wk_tensor *x, const wk_tensor *ids, const wk_tensor *src)
 {
     WK_TRY(wk_check_writable(op, x));
-    WK_TRY(check_no_alias(op, x, ids, "ids"));
-    return check_no_alias(op, x, src, "src");
+    WK_TRY(wk_check_no_alias(op, "the target x", x, "ids", ids));
+    return wk_check_no_alias(op, "the target x", x, "src", src);
 }
 
 static wk_status scatter_out(const char *op, const wk_tensor *x, int dim, const wk_tensor *ids,
