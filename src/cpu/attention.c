@@ -12,10 +12,11 @@
 #define ATTN_TK 64       /* keys per tile */
 #define ATTN_ROWS 64     /* query rows (heads x queries) per item */
 #define ATTN_MIN_SPLIT 4 /* key tiles a split holds at least */
+#define ATTN_VEC 16      /* columns a micro-kernel step holds in registers; Dv is padded to it */
 
 typedef struct attn_job {
     const wk_attn *a;
-    int64_t B, hq, hkv, group, sq, d, dv;
+    int64_t B, hq, hkv, group, sq, d, dv, dvp; /* dvp: dv rounded up to ATTN_VEC (the row stride of v, acc) */
     int64_t nh, hchunks, nq, qtiles; /* heads and queries per item; chunks of them */
     int64_t splits, split_len;       /* key splits and the keys each covers (a multiple of ATTN_TK) */
     float *partial;                  /* splits > 1: per (item, split), rows x (dv + 2): acc, m, l */
@@ -30,9 +31,10 @@ typedef struct attn_rows {
     float slope[ATTN_ROWS];
 } attn_rows;
 
-/* Thread scratch: q rows, a transposed key tile, a value tile, scores, and the running state. */
+/* Thread scratch: q rows (ATTN_ROWS x d), a transposed key tile (d x ATTN_TK), a value tile (ATTN_TK x dvp), the
+ * tile's scores (ATTN_ROWS x ATTN_TK), and the running state (acc ATTN_ROWS x dvp, m, l). */
 typedef struct attn_scratch {
-    float *q, *kt, *v, *s, *acc, *m, *l, *bias;
+    float *q, *kt, *v, *s, *acc, *m, *l, *corr, *bias;
 } attn_scratch;
 
 static void rows_init(const attn_job *j, int64_t item, attn_rows *r)
@@ -80,12 +82,16 @@ static void load_kv_tile(const attn_job *j, const attn_rows *r, int64_t j0, int6
     const wk_attn *a = j->a;
     int64_t kes = (int64_t)wk_dtype_size(a->k->dtype);
     float col[256];
-    for (int64_t c = 0; c < n; c++) {
-        wk_chunk_load(a->k->dtype, col, kv_row(a, a->k, r->b, r->kvh, j0 + c), a->k->strides[3] * kes, j->d);
+    for (int64_t c = 0; c < ATTN_TK; c++) {
+        float *vrow = w->v + c * j->dvp;
+        if (c < n) {
+            wk_chunk_load(a->k->dtype, col, kv_row(a, a->k, r->b, r->kvh, j0 + c), a->k->strides[3] * kes, j->d);
+            wk_chunk_load(a->v->dtype, vrow, kv_row(a, a->v, r->b, r->kvh, j0 + c), a->v->strides[3] * kes, j->dv);
+        }
         for (int64_t d = 0; d < j->d; d++)
-            w->kt[d * ATTN_TK + c] = col[d];
-        wk_chunk_load(a->v->dtype, w->v + c * j->dv, kv_row(a, a->v, r->b, r->kvh, j0 + c),
-                      a->v->strides[3] * kes, j->dv);
+            w->kt[d * ATTN_TK + c] = c < n ? col[d] : 0.0f;
+        for (int64_t e = c < n ? j->dv : 0; e < j->dvp; e++)
+            vrow[e] = 0.0f;
     }
 }
 
@@ -104,21 +110,88 @@ static void load_bias(const attn_job *j, const attn_rows *r, int64_t k, int64_t 
     }
 }
 
-/* Scores of row k over keys [j0, j0 + n) into w->s: scaled dot products, soft-cap, ALiBi, bias, then -inf outside
- * the row's seen keys. */
-static void score_row(const attn_job *j, const attn_rows *r, int64_t k, int64_t j0, int64_t n, attn_scratch *w)
+/* S (rows x ATTN_TK) = Q (rows x d) Kt (d x ATTN_TK): four rows by ATTN_VEC columns held in registers. */
+WK_VEC_CLONES static void tile_scores(const float *restrict q, const float *restrict kt, float *restrict s,
+                                      int64_t rows, int64_t d)
+{
+    int64_t r = 0;
+    for (; r + 4 <= rows; r += 4)
+        for (int64_t c0 = 0; c0 < ATTN_TK; c0 += ATTN_VEC) {
+            float a0[ATTN_VEC] = {0}, a1[ATTN_VEC] = {0}, a2[ATTN_VEC] = {0}, a3[ATTN_VEC] = {0};
+            const float *q0 = q + r * d, *q1 = q0 + d, *q2 = q1 + d, *q3 = q2 + d;
+            for (int64_t e = 0; e < d; e++) {
+                const float *k = kt + e * ATTN_TK + c0;
+                for (int c = 0; c < ATTN_VEC; c++) {
+                    a0[c] += q0[e] * k[c];
+                    a1[c] += q1[e] * k[c];
+                    a2[c] += q2[e] * k[c];
+                    a3[c] += q3[e] * k[c];
+                }
+            }
+            for (int c = 0; c < ATTN_VEC; c++) {
+                s[r * ATTN_TK + c0 + c] = a0[c];
+                s[(r + 1) * ATTN_TK + c0 + c] = a1[c];
+                s[(r + 2) * ATTN_TK + c0 + c] = a2[c];
+                s[(r + 3) * ATTN_TK + c0 + c] = a3[c];
+            }
+        }
+    for (; r < rows; r++)
+        for (int64_t c0 = 0; c0 < ATTN_TK; c0 += ATTN_VEC) {
+            float a0[ATTN_VEC] = {0};
+            for (int64_t e = 0; e < d; e++)
+                for (int c = 0; c < ATTN_VEC; c++)
+                    a0[c] += q[r * d + e] * kt[e * ATTN_TK + c0 + c];
+            for (int c = 0; c < ATTN_VEC; c++)
+                s[r * ATTN_TK + c0 + c] = a0[c];
+        }
+}
+
+/* acc (rows x dvp) = acc * corr (per row) + P (rows x ATTN_TK) V (ATTN_TK x dvp) over the tile's n keys. */
+WK_VEC_CLONES static void tile_pv(const float *restrict p, const float *restrict v, const float *restrict corr,
+                                  float *restrict acc, int64_t rows, int64_t n, int64_t dvp)
+{
+    int64_t r = 0;
+    for (; r + 4 <= rows; r += 4)
+        for (int64_t e0 = 0; e0 < dvp; e0 += ATTN_VEC) {
+            float *o0 = acc + r * dvp + e0, *o1 = o0 + dvp, *o2 = o1 + dvp, *o3 = o2 + dvp;
+            float a0[ATTN_VEC], a1[ATTN_VEC], a2[ATTN_VEC], a3[ATTN_VEC];
+            for (int e = 0; e < ATTN_VEC; e++) {
+                a0[e] = o0[e] * corr[r];
+                a1[e] = o1[e] * corr[r + 1];
+                a2[e] = o2[e] * corr[r + 2];
+                a3[e] = o3[e] * corr[r + 3];
+            }
+            const float *p0 = p + r * ATTN_TK, *p1 = p0 + ATTN_TK, *p2 = p1 + ATTN_TK, *p3 = p2 + ATTN_TK;
+            for (int64_t c = 0; c < n; c++) {
+                const float *vr = v + c * dvp + e0;
+                for (int e = 0; e < ATTN_VEC; e++) {
+                    a0[e] += p0[c] * vr[e];
+                    a1[e] += p1[c] * vr[e];
+                    a2[e] += p2[c] * vr[e];
+                    a3[e] += p3[c] * vr[e];
+                }
+            }
+            for (int e = 0; e < ATTN_VEC; e++) {
+                o0[e] = a0[e];
+                o1[e] = a1[e];
+                o2[e] = a2[e];
+                o3[e] = a3[e];
+            }
+        }
+    for (; r < rows; r++) {
+        for (int64_t e = 0; e < dvp; e++)
+            acc[r * dvp + e] *= corr[r];
+        for (int64_t c = 0; c < n; c++)
+            for (int64_t e = 0; e < dvp; e++)
+                acc[r * dvp + e] += p[r * ATTN_TK + c] * v[c * dvp + e];
+    }
+}
+
+/* Row k's scores over keys [j0, j0 + n) (w->s row k, scaled dot products): soft-cap, ALiBi, bias. */
+static void score_extras(const attn_job *j, const attn_rows *r, int64_t k, int64_t j0, int64_t n, attn_scratch *w)
 {
     const wk_attn *a = j->a;
-    float *s = w->s;
-    const float *q = w->q + k * j->d;
-    for (int64_t c = 0; c < n; c++)
-        s[c] = 0.0f;
-    for (int64_t d = 0; d < j->d; d++) {
-        float qd = q[d];
-        const float *kt = w->kt + d * ATTN_TK;
-        for (int64_t c = 0; c < n; c++)
-            s[c] += qd * kt[c];
-    }
+    float *s = w->s + k * ATTN_TK;
     if (a->softcap > 0) {
         float cap = (float)a->softcap, inv = 1.0f / cap;
         for (int64_t c = 0; c < n; c++)
@@ -134,36 +207,47 @@ static void score_row(const attn_job *j, const attn_rows *r, int64_t k, int64_t 
         for (int64_t c = 0; c < n; c++)
             s[c] += w->bias[c];
     }
-    for (int64_t c = 0; c < n; c++)
-        if (j0 + c < r->lo[k] || j0 + c >= r->hi[k])
-            s[c] = -INFINITY;
 }
 
-/* The online-softmax step of row k with this tile's scores. */
-static void update_row(const attn_job *j, int64_t k, int64_t n, attn_scratch *w)
+/* The online-softmax step of every row with this tile's scores s (rows x ATTN_TK, n valid): keys outside a row's
+ * [lo, hi) are dropped, and each row's scores become its weights (0 past n and for dropped keys: exactly 0, so a
+ * dropped key's value never reaches the sum); corr[r] is what acc's row must be scaled by first. */
+WK_VEC_CLONES static void tile_softmax(float *restrict s, float *restrict m, float *restrict l, float *restrict corr,
+                                       const int64_t *lo, const int64_t *hi, int64_t j0, int64_t rows, int64_t n)
 {
-    float *s = w->s, *acc = w->acc + k * j->dv, mt = -INFINITY;
-    for (int64_t c = 0; c < n; c++)
-        mt = s[c] > mt ? s[c] : mt;
-    float m_new = w->m[k] > mt ? w->m[k] : mt;
-    if (m_new == -INFINITY)
-        return; /* nothing seen yet */
-    float corr = expf(w->m[k] - m_new), sum = 0.0f; /* m = -inf: 0 */
-    w->m[k] = m_new;
-    for (int64_t e = 0; e < j->dv; e++)
-        acc[e] *= corr;
-    for (int64_t c = 0; c < n; c++) {
-        float p = wk_vsel(s[c] == -INFINITY, 0.0f, wk_vexpf(s[c] - m_new)); /* a dropped key weighs exactly 0 */
-        s[c] = p;
-        sum += p;
-    }
-    w->l[k] = w->l[k] * corr + sum;
-    for (int64_t c = 0; c < n; c++) {
-        float p = s[c];
-        const float *v = w->v + c * j->dv;
-        if (p != 0.0f)
-            for (int64_t e = 0; e < j->dv; e++)
-                acc[e] += p * v[e];
+    for (int64_t r = 0; r < rows; r++) {
+        float *sr = s + r * ATTN_TK, mx[ATTN_VEC], sm[ATTN_VEC], mt = -INFINITY, sum = 0.0f;
+        int64_t a = lo[r] - j0, b = (hi[r] < j0 + n ? hi[r] : j0 + n) - j0;
+        for (int c = 0; c < ATTN_VEC; c++) /* lane-wise maxima and sums, so the loops vectorise */
+            mx[c] = -INFINITY;
+        for (int64_t c0 = 0; c0 < ATTN_TK; c0 += ATTN_VEC)
+            for (int c = 0; c < ATTN_VEC; c++) {
+                float v = wk_vsel(c0 + c >= a && c0 + c < b, sr[c0 + c], -INFINITY);
+                sr[c0 + c] = v;
+                mx[c] = wk_vsel(v > mx[c], v, mx[c]);
+            }
+        for (int c = 0; c < ATTN_VEC; c++)
+            mt = mx[c] > mt ? mx[c] : mt;
+        float m_new = m[r] > mt ? m[r] : mt;
+        if (m_new == -INFINITY) { /* nothing seen yet */
+            for (int64_t c = 0; c < ATTN_TK; c++)
+                sr[c] = 0.0f;
+            corr[r] = 1.0f;
+            continue;
+        }
+        for (int c = 0; c < ATTN_VEC; c++)
+            sm[c] = 0.0f;
+        for (int64_t c0 = 0; c0 < ATTN_TK; c0 += ATTN_VEC)
+            for (int c = 0; c < ATTN_VEC; c++) {
+                float v = sr[c0 + c], p = wk_vsel(v == -INFINITY, 0.0f, wk_vexpf(v - m_new));
+                sr[c0 + c] = p;
+                sm[c] += p;
+            }
+        for (int c = 0; c < ATTN_VEC; c++)
+            sum += sm[c];
+        corr[r] = m[r] == -INFINITY ? 0.0f : expf(m[r] - m_new);
+        l[r] = l[r] * corr[r] + sum;
+        m[r] = m_new;
     }
 }
 
@@ -190,9 +274,9 @@ static void store_rows(const attn_job *j, const attn_rows *r, attn_scratch *w)
     int64_t es = (int64_t)wk_dtype_size(a->out->dtype);
     for (int64_t k = 0; k < r->n; k++) {
         int64_t row = (r->b * j->hq + r->h0 + k / r->nq) * j->sq + r->i0 + k % r->nq;
-        float *acc = w->acc + k * j->dv, l = w->l[k], inv = l > 0 ? 1.0f / l : 0.0f;
+        float *acc = w->acc + k * j->dvp, l = w->l[k], inv = l > 0 ? 1.0f / l : 0.0f;
         for (int64_t e = 0; e < j->dv; e++)
-            acc[e] *= inv;
+            acc[e] = l > 0 ? acc[e] * inv : 0.0f; /* 0 * a NaN value still gives 0 */
         wk_chunk_store(a->out->dtype, (char *)wk_tensor_data(a->out) + row * j->dv * es, es, acc, j->dv);
         if (a->lse)
             ((float *)wk_tensor_data(a->lse))[row] = l > 0 ? w->m[k] + logf(l) : -INFINITY;
@@ -217,19 +301,19 @@ static void run_item(const attn_job *j, int64_t item, int64_t split, attn_scratc
         w->m[k] = -INFINITY;
         w->l[k] = 0.0f;
     }
-    for (int64_t e = 0; e < r.n * j->dv; e++)
+    for (int64_t e = 0; e < r.n * j->dvp; e++)
         w->acc[e] = 0.0f;
     if (lo < hi)
         load_q(j, &r, w);
+    bool extras = j->a->softcap > 0 || j->a->alibi || j->a->bias;
     for (int64_t j0 = lo; j0 < hi; j0 += ATTN_TK) {
         int64_t n = hi - j0 < ATTN_TK ? hi - j0 : ATTN_TK;
         load_kv_tile(j, &r, j0, n, w);
-        for (int64_t k = 0; k < r.n; k++) {
-            if (r.hi[k] <= j0 || r.lo[k] >= j0 + n)
-                continue;
-            score_row(j, &r, k, j0, n, w);
-            update_row(j, k, n, w);
-        }
+        tile_scores(w->q, w->kt, w->s, r.n, j->d);
+        for (int64_t k = 0; extras && k < r.n; k++)
+            score_extras(j, &r, k, j0, n, w);
+        tile_softmax(w->s, w->m, w->l, w->corr, r.lo, r.hi, j0, r.n, n);
+        tile_pv(w->s, w->v, w->corr, w->acc, r.n, n, j->dvp);
     }
     if (j->splits == 1) {
         store_rows(j, &r, w);
@@ -239,7 +323,7 @@ static void run_item(const attn_job *j, int64_t item, int64_t split, attn_scratc
     for (int64_t k = 0; k < r.n; k++) {
         float *p = part + k * (j->dv + 2);
         for (int64_t e = 0; e < j->dv; e++)
-            p[e] = w->acc[k * j->dv + e];
+            p[e] = w->acc[k * j->dvp + e];
         p[j->dv] = w->m[k];
         p[j->dv + 1] = w->l[k];
     }
@@ -254,6 +338,7 @@ static void free_scratch(attn_scratch *w)
     free(w->acc);
     free(w->m);
     free(w->l);
+    free(w->corr);
     free(w->bias);
 }
 
@@ -261,10 +346,11 @@ static bool alloc_scratch(const attn_job *j, attn_scratch *w)
 {
     *w = (attn_scratch){
         .q = malloc(sizeof(float) * ATTN_ROWS * (size_t)j->d), .kt = malloc(sizeof(float) * ATTN_TK * (size_t)j->d),
-        .v = malloc(sizeof(float) * ATTN_TK * (size_t)j->dv), .s = malloc(sizeof(float) * ATTN_TK),
-        .acc = malloc(sizeof(float) * ATTN_ROWS * (size_t)j->dv), .m = malloc(sizeof(float) * ATTN_ROWS),
-        .l = malloc(sizeof(float) * ATTN_ROWS), .bias = malloc(sizeof(float) * ATTN_TK)};
-    if (w->q && w->kt && w->v && w->s && w->acc && w->m && w->l && w->bias)
+        .v = malloc(sizeof(float) * ATTN_TK * (size_t)j->dvp), .s = malloc(sizeof(float) * ATTN_ROWS * ATTN_TK),
+        .acc = malloc(sizeof(float) * ATTN_ROWS * (size_t)j->dvp), .m = malloc(sizeof(float) * ATTN_ROWS),
+        .l = malloc(sizeof(float) * ATTN_ROWS), .corr = malloc(sizeof(float) * ATTN_ROWS),
+        .bias = malloc(sizeof(float) * ATTN_TK)};
+    if (w->q && w->kt && w->v && w->s && w->acc && w->m && w->l && w->corr && w->bias)
         return true;
     free_scratch(w);
     return false;
@@ -288,7 +374,7 @@ static void run_items(void *ctx, int64_t begin, int64_t end)
 static void merge_items(void *ctx, int64_t begin, int64_t end)
 {
     attn_job *j = ctx;
-    attn_scratch w = {.acc = malloc(sizeof(float) * ATTN_ROWS * (size_t)j->dv),
+    attn_scratch w = {.acc = malloc(sizeof(float) * ATTN_ROWS * (size_t)j->dvp),
                       .m = malloc(sizeof(float) * ATTN_ROWS), .l = malloc(sizeof(float) * ATTN_ROWS)};
     if (!w.acc || !w.m || !w.l) {
         atomic_store(&j->failed, 1);
@@ -301,7 +387,7 @@ static void merge_items(void *ctx, int64_t begin, int64_t end)
         for (int64_t k = 0; k < r.n; k++) {
             const float *part = j->partial + (item * j->splits * ATTN_ROWS + k) * (j->dv + 2);
             int64_t step = ATTN_ROWS * (j->dv + 2);
-            float m = -INFINITY, l = 0.0f, *acc = w.acc + k * j->dv;
+            float m = -INFINITY, l = 0.0f, *acc = w.acc + k * j->dvp;
             for (int64_t s = 0; s < j->splits; s++)
                 m = part[s * step + j->dv] > m ? part[s * step + j->dv] : m;
             for (int64_t e = 0; e < j->dv; e++)
@@ -330,6 +416,7 @@ static void plan(attn_job *j)
     j->sq = a->q->shape[2];
     j->d = a->q->shape[3];
     j->dv = a->v->shape[3];
+    j->dvp = (j->dv + ATTN_VEC - 1) / ATTN_VEC * ATTN_VEC;
     j->hkv = a->k->shape[1];
     j->group = j->hq / j->hkv;
     j->nh = j->group < ATTN_ROWS ? j->group : ATTN_ROWS;
