@@ -18,6 +18,9 @@ static const char usage_text[] =
     "                             run the case table against the float64 reference\n"
     "  bench [--device D] [--op NAMES] [--quick] [--json] [--list]\n"
     "                             time ops; GB/s or GFLOP/s and the fraction of the device's peak\n"
+    "  embed MODEL_DIR [--device D] [--dtype f32|f16|bf16] [--batch N] [--max-tokens N] [--output F.npy] [FILE...]\n"
+    "                             sentence embeddings of the lines of FILEs or stdin (a sentence-transformers\n"
+    "                             BERT directory); JSON lines, or an .npy file with --output\n"
     "  help                       this text\n"
     "\n"
     "D is a device name (cpu, cuda:0, rocm:0, gpu:0) or 'all' (the default: every device found).\n"
@@ -45,6 +48,7 @@ int main(int argc, char **argv)
         {"info", cmd_info},
         {"check", cmd_check},
         {"bench", cmd_bench},
+        {"embed", cmd_embed},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0)

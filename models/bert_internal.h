@@ -1,0 +1,36 @@
+/* bert_internal.h: the loaded BERT model that bert_load.c fills and bert.c runs. */
+#ifndef WM_BERT_INTERNAL_H
+#define WM_BERT_INTERNAL_H
+
+#include "bert.h"
+#include "wordpiece.h"
+
+/* One encoder layer's weights; *_t are transposed views (in, out) of the file's (out, in) matrices, and the
+ * query, key and value projections are one (hidden, 3 hidden) product. */
+typedef struct bert_layer {
+    wk_tensor *qkv_t, *qkv_b, *attn_out_t, *attn_out_b, *ln1_w, *ln1_b;
+    wk_tensor *up_t, *up_b, *down_t, *down_b, *ln2_w, *ln2_b;
+} bert_layer;
+
+struct bert_model {
+    wk_device *dev;
+    wk_dtype dtype;
+    int hidden, heads, layers, inter, max_pos, max_tokens;
+    double eps;
+    wp_tokenizer *tok;
+    wk_tensor *word, *pos, *type, *emb_ln_w, *emb_ln_b;
+    bert_layer *layer;
+};
+
+/* Returns the status of expr when it is not WK_OK. */
+#define BERT_TRY(expr)                   \
+    do {                                 \
+        wk_status bert_s_ = (expr);      \
+        if (bert_s_ != WK_OK)            \
+            return bert_s_;              \
+    } while (0)
+
+/* printf into err (cap bytes, always terminated) and return s. */
+wk_status bert_fail(char *err, size_t cap, wk_status s, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#endif
