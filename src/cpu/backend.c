@@ -148,6 +148,8 @@ const wk_backend wk_cpu_backend = {
     .gather = wk_cpu_gather,
     .scatter = wk_cpu_scatter,
     .index_add = wk_cpu_index_add,
+    .reorder = wk_cpu_reorder,
+    .one_hot = wk_cpu_one_hot,
     .rope = wk_cpu_rope,
     .comm = &wk_cpu_comm,
 };
