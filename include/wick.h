@@ -405,7 +405,9 @@ wk_status wk_index_add_inplace(wk_tensor *x, int dim, const wk_tensor *ids, cons
 /* ---------------------------------------------------------------- padding and reordering
  * Copies whose every output element is one input element (or the pad value): all dtypes, any input view; the
  * result is a new contiguous tensor. Sizes that overflow are WK_ERR_SHAPE (the size rule). */
-typedef enum wk_pad_mode { WK_PAD_CONSTANT = 0, WK_PAD_REFLECT = 1, WK_PAD_REPLICATE = 2, WK_PAD_CIRCULAR = 3 } wk_pad_mode;
+typedef enum wk_pad_mode {
+    WK_PAD_CONSTANT = 0, WK_PAD_REFLECT = 1, WK_PAD_REPLICATE = 2, WK_PAD_CIRCULAR = 3
+} wk_pad_mode;
 /* torch.nn.functional.pad. pads holds npads values, last dim first: (left, right) of the last dim, then of the
  * dim before, ...; a negative pad crops. Output size of a padded dim: size + left + right. The rules, PyTorch's:
  *  - npads even and <= 2 * rank, pads may be NULL when npads is 0 (WK_ERR_INVALID_ARGUMENT otherwise); mode one
