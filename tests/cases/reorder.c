@@ -53,7 +53,7 @@ static void ref_move(int kind, const wkt_case *c, const int64_t *ic, int64_t *oc
  * iparam[1..3], dims iparam[4..6]. */
 static wk_status run_move(int kind, const wkt_case *c, wk_tensor *x, const double *xv, double *want, wk_tensor **o)
 {
-    int64_t n = rt_numel(c->rank, c->shape), ic[WK_MAX_RANK], oc[WK_MAX_RANK];
+    int64_t n = rt_numel(c->rank, c->shape), ic[WK_MAX_RANK] = {0}, oc[WK_MAX_RANK] = {0};
     int dims[7];
     int64_t shifts[3];
     for (int k = 0; k < 7; k++)
@@ -75,7 +75,7 @@ static wk_status run_move(int kind, const wkt_case *c, wk_tensor *x, const doubl
 static void ref_repeat(const wkt_case *c, const double *xv, int64_t *oshape, double *want)
 {
     int n = c->iparam[0], lead = n - c->rank;
-    int64_t xshape[WK_MAX_RANK], oc[WK_MAX_RANK], ic[WK_MAX_RANK];
+    int64_t xshape[WK_MAX_RANK], oc[WK_MAX_RANK] = {0}, ic[WK_MAX_RANK] = {0};
     for (int d = 0; d < n; d++) {
         xshape[d] = d < lead ? 1 : c->shape[d - lead];
         oshape[d] = xshape[d] * c->iparam[1 + d];
@@ -95,7 +95,7 @@ static wk_status run_interleave(const wkt_case *c, wk_device *dev, wkt_rng *rng,
                                 int64_t *oshape, double **want, wk_tensor **o)
 {
     int d = c->iparam[0], mode = c->iparam[2];
-    int64_t n = c->shape[d], counts[256], start[257] = {0}, ic[WK_MAX_RANK];
+    int64_t n = c->shape[d], counts[256], start[257] = {0}, ic[WK_MAX_RANK] = {0};
     for (int64_t j = 0; j < n && j < 256; j++) {
         counts[j] = mode == 1 ? wkt_rng_int(rng, 0, c->iparam[1]) : c->iparam[1];
         start[j + 1] = start[j] + counts[j];

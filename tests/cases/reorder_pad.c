@@ -65,7 +65,7 @@ static void run_pad(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result 
 {
     wk_pad_mode mode = (wk_pad_mode)c->iparam[0];
     int npads = c->iparam[1], rank = c->rank, k = npads / 2;
-    int64_t pads[6], oshape[WK_MAX_RANK], oc[WK_MAX_RANK], ic[WK_MAX_RANK];
+    int64_t pads[6], oshape[WK_MAX_RANK], oc[WK_MAX_RANK] = {0}, ic[WK_MAX_RANK] = {0};
     for (int i = 0; i < 6; i++)
         pads[i] = c->iparam[2 + i];
     wk_tensor *x = NULL, *o = NULL;
