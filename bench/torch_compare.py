@@ -40,6 +40,7 @@ TORCH_DTYPE = {v: k for k, v in WK_DTYPE.items()}
 WK_BINARY_ADD = 0
 WK_UNARY_EXP = 0
 WK_REDUCE_SUM, WK_REDUCE_MAX = 0, 2
+WK_PAD_MODE = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
 
 # The targets (torch time / wick time).
 ELEMENTWISE, FAST, MATMUL, CONV = 0.95, 1.3, 0.97, 0.95
@@ -92,6 +93,10 @@ class Wick:
             "wk_upsample_nearest2d": [vp, ctypes.c_int64, ctypes.c_int64, pvp],
             "wk_upsample_bilinear2d": [vp, ctypes.c_int64, ctypes.c_int64, ctypes.c_bool, dbl, dbl, pvp],
             "wk_conv2d": [vp, vp, vp, ctypes.POINTER(ConvParams), pvp],
+            "wk_pad": [vp, i64p, i32, i32, dbl, pvp],
+            "wk_flip": [vp, intp, i32, pvp],
+            "wk_roll": [vp, i64p, intp, i32, pvp],
+            "wk_repeat": [vp, i64p, i32, pvp],
             "wk_matmul": [vp, vp, pvp],
         }
         for name, args in sigs.items():
@@ -277,6 +282,23 @@ def cases(dev, quick):
     yield Case("upsample_bilinear2d f32 2x", dims(*up), L, 1e-6, lambda: [rand(up)],
                lambda x: F.interpolate(x, size=(2 * up_hw, 2 * up_hw), mode="bilinear", align_corners=False),
                lambda w, x: w.call(w.lib.wk_upsample_bilinear2d, x, 2 * up_hw, 2 * up_hw, False, 0.0, 0.0))
+    # Padding and reordering of an image batch: copies at computed indices.
+    img = (1, 8, 128, 128) if quick else (8, 64, 512, 512)
+    for mode in ("reflect", "constant", "replicate"):
+        yield Case("pad f32 %s 3 last 2 dims" % mode, dims(*img), ELEMENTWISE, None, lambda: [rand(img)],
+                   lambda x, m=mode: F.pad(x, (3, 3, 3, 3), mode=m),
+                   lambda w, x, m=mode: w.call(w.lib.wk_pad, x, (ctypes.c_int64 * 4)(3, 3, 3, 3), 4, WK_PAD_MODE[m],
+                                               0.0))
+    for nd, tag in ((1, "last dim"), (2, "last 2 dims")):
+        yield Case("flip f32 " + tag, dims(*img), ELEMENTWISE, None, lambda: [rand(img)],
+                   lambda x, nd=nd: torch.flip(x, [-1, -2][:nd]),
+                   lambda w, x, nd=nd: w.call(w.lib.wk_flip, x, (ctypes.c_int * 2)(-1, -2), nd))
+    yield Case("roll f32 last 2 dims by (5, 7)", dims(*img), ELEMENTWISE, None, lambda: [rand(img)],
+               lambda x: torch.roll(x, (5, 7), (-1, -2)),
+               lambda w, x: w.call(w.lib.wk_roll, x, (ctypes.c_int64 * 2)(5, 7), (ctypes.c_int * 2)(-1, -2), 2))
+    yield Case("repeat f32 (1, 2, 1, 1)", dims(*img), ELEMENTWISE, None, lambda: [rand(img)],
+               lambda x: x.repeat(1, 2, 1, 1),
+               lambda w, x: w.call(w.lib.wk_repeat, x, (ctypes.c_int64 * 4)(1, 2, 1, 1), 4))
     yield Case("scatter_add f32 dim 1 i64", dims(gat, gat), FAST, 1e-6,
                lambda: [rand((gat, gat)), ids((gat, gat), gat), rand((gat, gat))],
                lambda x, i, s: x.scatter_add(1, i, s), lambda w, x, i, s: w.call(w.lib.wk_scatter_add, x, 1, i, s))

@@ -402,6 +402,54 @@ wk_status wk_scatter_add_inplace(wk_tensor *x, int dim, const wk_tensor *ids, co
 wk_status wk_index_add(const wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_tensor **out);
 wk_status wk_index_add_inplace(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src);
 
+/* ---------------------------------------------------------------- padding and reordering
+ * Copies whose every output element is one input element (or the pad value): all dtypes, any input view; the
+ * result is a new contiguous tensor. Sizes that overflow are WK_ERR_SHAPE (the size rule). */
+typedef enum wk_pad_mode {
+    WK_PAD_CONSTANT = 0, WK_PAD_REFLECT = 1, WK_PAD_REPLICATE = 2, WK_PAD_CIRCULAR = 3
+} wk_pad_mode;
+/* torch.nn.functional.pad. pads holds npads values, last dim first: (left, right) of the last dim, then of the
+ * dim before, ...; a negative pad crops. Output size of a padded dim: size + left + right. The rules, PyTorch's:
+ *  - npads even and <= 2 * rank, pads may be NULL when npads is 0 (WK_ERR_INVALID_ARGUMENT otherwise); mode one
+ *    of the four (WK_ERR_INVALID_ARGUMENT).
+ *  - CONSTANT: any rank and any number of dims; value converted to x's dtype as wk_full does. The crops of a dim
+ *    may not exceed it (size + min(left, 0) + min(right, 0) >= 0), so output sizes are >= 0 (WK_ERR_SHAPE).
+ *  - REFLECT, REPLICATE, CIRCULAR: npads 2, 4 or 6 (the last 1, 2 or 3 dims) and x of rank npads/2 + 1 or
+ *    npads/2 + 2 (an optional batch dim), else WK_ERR_SHAPE; every dim but that batch dim non-empty
+ *    (WK_ERR_SHAPE); value is not used.
+ *  - REFLECT: out[o] = x[o - left] reflected at the first and last element (which are not repeated); every
+ *    pad < the dim's size, and every output size >= 1 (WK_ERR_SHAPE). Crops count from the input's ends.
+ *  - REPLICATE: out[o] = x[clamp(o - left, 0, size - 1)]; every output size >= 1 (WK_ERR_SHAPE).
+ *  - CIRCULAR: every pad <= the dim's size and output sizes >= 0 (WK_ERR_SHAPE). As PyTorch's composite, crops
+ *    apply first and the positive pads wrap around the cropped extent; a positive pad larger than that extent
+ *    is WK_ERR_SHAPE here (PyTorch reads memory it has not written yet there). */
+wk_status wk_pad(const wk_tensor *x, const int64_t *pads, int npads, wk_pad_mode mode, double value,
+                 wk_tensor **out);
+/* torch.flip: reverses the ndims dims listed (distinct, may be negative; duplicates WK_ERR_SHAPE). ndims 0: a
+ * copy. */
+wk_status wk_flip(const wk_tensor *x, const int *dims, int ndims, wk_tensor **out);
+/* torch.roll: out[..., (i + shifts[k]) mod size, ...] = x[..., i, ...] along dims[k], for n >= 1 (shift, dim)
+ * pairs; any shift, negative too; a dim listed twice rolls by the sum. dims NULL: n must be 1, and the roll is over
+ * the flattened tensor (PyTorch's dims=None), reshaped back. */
+wk_status wk_roll(const wk_tensor *x, const int64_t *shifts, const int *dims, int n, wk_tensor **out);
+/* torch.Tensor.repeat: n >= rank repeats (>= 0), x viewed with n - rank leading size-1 dims, then tiled:
+ * out.shape[d] = shape[d] * repeats[d]. n > WK_MAX_RANK or n < rank: WK_ERR_SHAPE; a negative repeat:
+ * WK_ERR_INVALID_ARGUMENT. */
+wk_status wk_repeat(const wk_tensor *x, const int64_t *repeats, int n, wk_tensor **out);
+/* torch.repeat_interleave along dim: each element repeated `repeats` (>= 0) times in place. PyTorch's dim=None
+ * (flatten first) is wk_flatten then dim 0. */
+wk_status wk_repeat_interleave(const wk_tensor *x, int64_t repeats, int dim, wk_tensor **out);
+/* The same with per-element counts: repeats (u8, u32, i32, i64; rank 0 or 1) holds x.shape[dim] counts >= 0, or
+ * one count for all (WK_ERR_SHAPE otherwise; a negative count WK_ERR_INVALID_ARGUMENT). The output size is their
+ * sum, so the counts are read to the host (a device sync, as in PyTorch without output_size). */
+wk_status wk_repeat_interleave_tensor(const wk_tensor *x, const wk_tensor *repeats, int dim, wk_tensor **out);
+/* torch.nn.functional.one_hot: ids (u8, u32, i32 or i64; PyTorch takes i64 only) -> i64 of ids' shape +
+ * (num_classes), 1 where the last index equals the id, else 0. An id outside [0, num_classes) is
+ * WK_ERR_INDEX_OUT_OF_RANGE as for the indexing ops (on a GPU at the next synchronisation). num_classes -1: the
+ * largest id + 1, which reads ids to the host (a device sync; an empty ids is then WK_ERR_INVALID_ARGUMENT, a
+ * negative id WK_ERR_INDEX_OUT_OF_RANGE at once). Other num_classes < 0: WK_ERR_INVALID_ARGUMENT. */
+wk_status wk_one_hot(const wk_tensor *ids, int64_t num_classes, wk_tensor **out);
+
 /* ---------------------------------------------------------------- transformer pieces
  * cos and sin are (T, D/2) of x's dtype; D even. */
 /* x (B, H, T, D): rotates halves: out[i] = x[i]*c - x[i+D/2]*s, out[i+D/2] = x[i]*s + x[i+D/2]*c. */

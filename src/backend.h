@@ -29,6 +29,12 @@ typedef enum wk_write_target { WK_TARGET_CALLER = 0, WK_TARGET_FRESH = 1 } wk_wr
 /* rope (halves of (B, H, T, D)), rope_i (interleaved pairs of (B, H, T, D)), rope_thd (halves of (B, T, H, D)).
  * The GPU's kernels take it as their first axis in this order (kernels/rope.h). */
 typedef enum wk_rope_kind { WK_ROPE_HALVES = 0, WK_ROPE_INTERLEAVED = 1, WK_ROPE_THD = 2 } wk_rope_kind;
+/* reorder: one index map per dim (core/numerics.h, wk_reorder_src) and the constant pad's value. */
+typedef struct wk_reorder_map {
+    int32_t kind[WK_MAX_RANK]; /* wk_reorder_kind */
+    int64_t a[WK_MAX_RANK];    /* the map's parameter (shift, pad before, repeat factor) */
+    wk_scalar value;           /* WK_REORDER_CONSTANT: the pad value in x's storage form */
+} wk_reorder_map;
 /* conv: the number of spatial dims, and forward or transposed. */
 typedef enum wk_conv_dims { WK_CONV_1D = 1, WK_CONV_2D = 2 } wk_conv_dims;
 typedef enum wk_conv_dir { WK_CONV_FORWARD = 0, WK_CONV_TRANSPOSED = 1 } wk_conv_dir;
@@ -223,6 +229,16 @@ struct wk_backend {
     wk_status (*scatter)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_scatter_mode mode,
                          wk_write_target target);
     wk_status (*index_add)(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_write_target target);
+
+    /* ---- reordering (ops/reorder.c, ops/reorder_pad.c) */
+    /* out[o] = x[src(o)]: x and out have one rank, and along dim d out's index o reads x's index
+     * wk_reorder_src(m->kind[d], o, x.shape[d], m->a[d]), which ops/ guarantees lies in [0, x.shape[d]) or is -1
+     * (only for WK_REORDER_CONSTANT): then out[o] = m->value. x may be empty when out is not (every read is -1);
+     * a dim whose map is the identity is WK_REORDER_SAME. All dtypes: the slot moves element bytes. */
+    wk_status (*reorder)(const wk_tensor *x, const wk_reorder_map *m, wk_tensor *out);
+    /* ids (index dtype, any view), out i64 (ids' shape, classes): out[..., c] = ids[...] == c. An id outside
+     * [0, classes) is an error as in the indexing slots (GPU: at the next sync). classes >= 1. */
+    wk_status (*one_hot)(const wk_tensor *ids, int64_t classes, wk_tensor *out);
 
     /* ---- transformer pieces */
     wk_status (*rope)(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,

@@ -48,6 +48,10 @@ int main(void)
     expect_unsupported(wk_arange(&dev, WK_F32, 0, 4, 1, &out), "arange", out, sentinel);
     int dims[1] = {1};
     expect_unsupported(wk_reduce(WK_REDUCE_SUM, x, dims, 1, false, &out), "reduce", out, sentinel);
+    expect_unsupported(wk_flip(x, dims, 1, &out), "flip", out, sentinel);
+    const int64_t pads[2] = {1, 1};
+    expect_unsupported(wk_pad(x, pads, 2, WK_PAD_REFLECT, 0, &out), "pad", out, sentinel);
+    expect_unsupported(wk_one_hot(ids, 3, &out), "one_hot", out, sentinel);
 
     /* the required slots still serve: a copy, a fill, a transfer */
     wk_tensor *c = NULL;

@@ -447,6 +447,60 @@ static wk_status run_pointwise(run_ctx *c, verdict *v)
     return wk_log_softmax_last_dim(x, &c->out[0]);
 }
 
+/* pad (mode, pad0..pad2: (left, right) of the last dim, then the dims before, value), flip (dims), roll (shifts,
+ * dims; none: flattened), repeat (repeats), repeat_interleave (dim; repeats, or an input 'counts'), one_hot
+ * (classes). */
+static wk_status run_reorder(run_ctx *c, verdict *v)
+{
+    const golden *g = c->g;
+    wk_tensor *x = input(c, "x", true, v);
+    if (v->failed)
+        return WK_ERR_INVALID_ARGUMENT;
+    if (!strcmp(g->op, "pad")) {
+        int64_t pads[6];
+        int npads = 0;
+        static const char *const keys[3] = {"pad0", "pad1", "pad2"};
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < g->nparams; i++)
+                if (!strcmp(g->params[i].key, keys[k]) && g->params[i].n == 2 && !g->params[i].real) {
+                    pads[npads++] = g->params[i].i[0];
+                    pads[npads++] = g->params[i].i[1];
+                }
+        int mode = (int)iparam(g, "mode", 0, v);
+        const gt_param *value = param(g, "value", 1, true, v);
+        return v->failed ? WK_ERR_INVALID_ARGUMENT
+                         : wk_pad(x, pads, npads, (wk_pad_mode)mode, value->r[0], &c->out[0]);
+    }
+    if (!strcmp(g->op, "one_hot")) {
+        int64_t classes = iparam(g, "classes", 0, v);
+        return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_one_hot(x, classes, &c->out[0]);
+    }
+    if (!strcmp(g->op, "repeat_interleave")) {
+        int dim = (int)iparam(g, "dim", 0, v);
+        wk_tensor *counts = input(c, "counts", false, v);
+        if (counts)
+            return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_repeat_interleave_tensor(x, counts, dim, &c->out[0]);
+        int64_t r = iparam(g, "repeats", 0, v);
+        return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_repeat_interleave(x, r, dim, &c->out[0]);
+    }
+    const gt_param *a = param(g, !strcmp(g->op, "flip") ? "dims" : !strcmp(g->op, "roll") ? "shifts" : "repeats",
+                              1, false, v);
+    if (v->failed)
+        return WK_ERR_INVALID_ARGUMENT;
+    int dims[4];
+    for (int i = 0; i < a->n; i++)
+        dims[i] = (int)a->i[i];
+    if (!strcmp(g->op, "flip"))
+        return wk_flip(x, dims, a->n, &c->out[0]);
+    if (!strcmp(g->op, "repeat"))
+        return wk_repeat(x, a->i, a->n, &c->out[0]);
+    bool flat = iparam(g, "flat", 0, v) != 0;
+    const gt_param *d = flat ? NULL : param(g, "dims", a->n, false, v);
+    for (int i = 0; d && i < a->n; i++)
+        dims[i] = (int)d->i[i];
+    return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_roll(x, a->i, flat ? NULL : dims, a->n, &c->out[0]);
+}
+
 /* exact: the op only moves or converts values, so float outputs must match bit for bit (sign of zero too).
  * f32_tol: the f32 relative L2 tolerance of the others (README.md, "Parity tolerance"). */
 typedef struct op_entry {
@@ -469,6 +523,9 @@ static const op_entry OPS[] = {
     {"argmax", run_order, true, 0},              {"argmin", run_order, true, 0},
     {"round", run_pointwise, true, 0},           {"cast", run_pointwise, true, 0},
     {"softmax", run_pointwise, false, 1e-6},     {"log_softmax", run_pointwise, false, 1e-6},
+    {"pad", run_reorder, true, 0},               {"flip", run_reorder, true, 0},
+    {"roll", run_reorder, true, 0},              {"repeat", run_reorder, true, 0},
+    {"repeat_interleave", run_reorder, true, 0}, {"one_hot", run_reorder, true, 0},
 };
 
 static double tolerance(const op_entry *op, wk_dtype dt)

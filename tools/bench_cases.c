@@ -1,5 +1,6 @@
-/* bench_cases.c: the cases `wick bench` times (element-wise, casts, copies, reductions, norms, sort,
- * indexing, pooling, resampling, conv2d, matmul, the host cost of a tiny op), each at a CPU, GPU and --quick size. */
+/* bench_cases.c: the cases `wick bench` times (element-wise, casts, copies, reductions, norms, sort, indexing,
+ * padding and reordering, pooling, resampling, conv2d, matmul, the host cost of a tiny op), each at a CPU, GPU and
+ * --quick size. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,31 @@ static wk_status run_index_add(const bench_case *c, const bench_inputs *in, wk_t
 {
     return wk_index_add(in->t[0], c->param[0], in->t[1], in->t[2], out);
 }
+/* param = {wk_pad_mode, pad}: the last two dims padded by `pad` on every side. */
+static wk_status run_pad(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    const int64_t p = c->param[1], pads[4] = {p, p, p, p};
+    return wk_pad(in->t[0], pads, 4, (wk_pad_mode)c->param[0], 0, out);
+}
+/* param = {dims to flip: 1 the last, 2 the last two}. */
+static wk_status run_flip(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    const int dims[2] = {-1, -2};
+    return wk_flip(in->t[0], dims, c->param[0], out);
+}
+/* param = {shift of the last dim, shift of the one before}. */
+static wk_status run_roll(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    const int64_t shifts[2] = {c->param[0], c->param[1]};
+    const int dims[2] = {-1, -2};
+    return wk_roll(in->t[0], shifts, dims, 2, out);
+}
+/* param = {repeats of dim 1}: repeat (1, r, 1, 1). */
+static wk_status run_repeat(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    const int64_t reps[4] = {1, c->param[0], 1, 1};
+    return wk_repeat(in->t[0], reps, 4, out);
+}
 /* param = {WK_REDUCE_MAX or WK_REDUCE_MEAN, kernel, stride, padding} (square). */
 static wk_status run_pool(const bench_case *c, const bench_inputs *in, wk_tensor **out)
 {
@@ -310,6 +336,10 @@ static wk_status run_tiny_fill(const bench_case *c, const bench_inputs *in, wk_t
     {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = WK_F32, .rank = 4, .full = {32, 64, 112, 112}, \
      .quick = {2, 64, 112, 112}, .gpu = {32, 64, 112, 112}, .gpu_only = gpu_only_, .lo = -2, .hi = 2,       \
      .param = {op_, k, s_, p_}, .run = run_pool}
+/* An image batch: (4, 32, 256, 256) on the CPU, (8, 64, 512, 512) on a GPU. */
+#define IMAGE(name, var_, p0, p1, run_)                                                                      \
+    {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = WK_F32, .rank = 4, .full = {4, 32, 256, 256}, \
+     .quick = {1, 8, 128, 128}, .gpu = {8, 64, 512, 512}, .lo = -2, .hi = 2, .param = {p0, p1}, .run = run_}
 #define UPSAMPLE(name, var_, bilinear)                                                                       \
     {.op = name, .variant = var_, .unit = BENCH_BYTES, .dtype = WK_F32, .rank = 4, .full = {32, 64, 56, 56}, \
      .quick = {2, 64, 56, 56}, .gpu = {32, 64, 128, 128}, .lo = -2, .hi = 2, .param = {bilinear},           \
@@ -368,6 +398,13 @@ static const bench_case cases[] = {
     POOL("max_pool2d", "f32 2x2 s2", true, WK_REDUCE_MAX, 2, 2, 0),
     POOL("avg_pool2d", "f32 3x3 s2 p1", false, WK_REDUCE_MEAN, 3, 2, 1),
     POOL("avg_pool2d", "f32 2x2 s2", true, WK_REDUCE_MEAN, 2, 2, 0),
+    IMAGE("pad", "f32 reflect 3 last 2 dims", WK_PAD_REFLECT, 3, run_pad),
+    IMAGE("pad", "f32 constant 3 last 2 dims", WK_PAD_CONSTANT, 3, run_pad),
+    IMAGE("pad", "f32 replicate 3 last 2 dims", WK_PAD_REPLICATE, 3, run_pad),
+    IMAGE("flip", "f32 last dim", 1, 0, run_flip),
+    IMAGE("flip", "f32 last 2 dims", 2, 0, run_flip),
+    IMAGE("roll", "f32 last 2 dims by (5, 7)", 5, 7, run_roll),
+    IMAGE("repeat", "f32 (1, 2, 1, 1)", 2, 0, run_repeat),
     UPSAMPLE("upsample_nearest2d", "f32 2x", 0),
     UPSAMPLE("upsample_bilinear2d", "f32 2x", 1),
     /* ResNet-50's convolutions at batch 32. */

@@ -1,6 +1,7 @@
 /* numerics.h: the bit-exact arithmetic every backend must agree on, written once and compiled for the host (core/,
  * the CPU backend, the test reference) and for the GPU kernels (kernels/common.cuh includes it): f16/bf16
- * rounding, the round-to-odd steps of exact casts, Philox4x32-10, and the merging of strided dims. */
+ * rounding, the round-to-odd steps of exact casts, Philox4x32-10, the merging of strided dims, and the reorder family's
+ * index maps (pad, flip, roll, repeat). */
 #ifndef WK_CORE_NUMERICS_H
 #define WK_CORE_NUMERICS_H
 
@@ -185,6 +186,37 @@ WK_HD int wk_merge_dims(int n, int64_t *shape, int64_t *stride)
         stride[r++] = stride[d];
     }
     return r;
+}
+
+/* ---------------------------------------------------------------- reorder: index maps
+ * The reorder family (pad, flip, roll, repeat, repeat_interleave) gathers: output element o along a dim reads the
+ * input element wk_reorder_src(kind, o, n, a) along it (n: the input's size there), or the pad value when that is
+ * -1. ops/ checks a (and the output size) so that every result lies in [0, n) or is -1. */
+typedef enum wk_reorder_kind {
+    WK_REORDER_SAME = 0,      /* o */
+    WK_REORDER_FLIP = 1,      /* n-1-o */
+    WK_REORDER_WRAP = 2,      /* o - a moved into [0, n) by one +-n: roll by a in [0, n), circular pad of a <= n */
+    WK_REORDER_TILE = 3,      /* o mod n: repeat */
+    WK_REORDER_SPREAD = 4,    /* o / a, a >= 1: repeat_interleave */
+    WK_REORDER_CONSTANT = 5,  /* o - a, or -1 outside [0, n): constant pad (a < 0 crops) */
+    WK_REORDER_REFLECT = 6,   /* o - a reflected at 0 and n-1 (edge not repeated), |a| < n */
+    WK_REORDER_REPLICATE = 7  /* o - a clamped to [0, n-1] */
+} wk_reorder_kind;
+#define WK_REORDER_KIND_COUNT 8
+
+WK_HD int64_t wk_reorder_src(int kind, int64_t o, int64_t n, int64_t a)
+{
+    int64_t i = o - a;
+    switch (kind) {
+    case WK_REORDER_FLIP: return n - 1 - o;
+    case WK_REORDER_WRAP: return i < 0 ? i + n : i >= n ? i - n : i;
+    case WK_REORDER_TILE: return o % n;
+    case WK_REORDER_SPREAD: return o / a;
+    case WK_REORDER_CONSTANT: return i >= 0 && i < n ? i : -1;
+    case WK_REORDER_REFLECT: return i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i;
+    case WK_REORDER_REPLICATE: return i < 0 ? 0 : i >= n ? n - 1 : i;
+    default: return o;
+    }
 }
 
 #endif

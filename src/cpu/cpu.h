@@ -108,6 +108,9 @@ wk_status wk_cpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_te
 wk_status wk_cpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_scatter_mode mode,
                          wk_write_target target);
 wk_status wk_cpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_write_target target);
+/* reorder.c: reorder (pad, flip, roll, repeat, repeat_interleave), one_hot */
+wk_status wk_cpu_reorder(const wk_tensor *x, const wk_reorder_map *m, wk_tensor *out);
+wk_status wk_cpu_one_hot(const wk_tensor *ids, int64_t classes, wk_tensor *out);
 /* rope.c */
 wk_status wk_cpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor *out);

@@ -186,6 +186,9 @@ wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_te
 wk_status wk_gpu_scatter(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_scatter_mode mode,
                          wk_write_target target);
 wk_status wk_gpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_write_target target);
+/* reorder.c: reorder (pad, flip, roll, repeat, repeat_interleave), one_hot */
+wk_status wk_gpu_reorder(const wk_tensor *x, const wk_reorder_map *m, wk_tensor *out);
+wk_status wk_gpu_one_hot(const wk_tensor *ids, int64_t classes, wk_tensor *out);
 /* Communicators through NCCL (cuda) and RCCL (rocm): nccl.c. */
 extern const wk_comm_backend wk_cuda_comm;
 extern const wk_comm_backend wk_rocm_comm;

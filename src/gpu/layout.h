@@ -42,6 +42,7 @@ enum wk_gpu_fault {
     WK_GPU_FAULT_SCATTER = 3,
     WK_GPU_FAULT_SCATTER_ADD = 4,
     WK_GPU_FAULT_INDEX_ADD = 5,
+    WK_GPU_FAULT_ONE_HOT = 6,
     WK_GPU_FAULT_COUNT
 };
 

@@ -128,6 +128,7 @@ static const char *fault_op(int code)
     case WK_GPU_FAULT_SCATTER: return "scatter";
     case WK_GPU_FAULT_SCATTER_ADD: return "scatter_add";
     case WK_GPU_FAULT_INDEX_ADD: return "index_add";
+    case WK_GPU_FAULT_ONE_HOT: return "one_hot";
     }
     return "an indexing op";
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """make_golden.py: writes the PyTorch golden files (tests/golden/*.txt) that tests/test_golden.c checks wick
-against, for the semantics PyTorch defines: conv, pooling, upsampling, gather/scatter, sort, round, casts.
+against, for the semantics PyTorch defines: conv, pooling, upsampling, gather/scatter, sort, round, casts, pad and
+the reordering ops (flip, roll, repeat, repeat_interleave, one_hot).
 
 Run with Debian's python3-torch (1.13): /usr/bin/python3 tests/golden/make_golden.py [outdir]
 Deterministic: every golden draws from its own generator seeded by the CRC32 of its name. f16/bf16 goldens
@@ -14,7 +15,7 @@ File format (tokens separated by whitespace; '#' starts a comment that runs to t
   op OP                             conv1d conv2d conv_transpose1d conv_transpose2d max_pool2d avg_pool2d
                                     upsample_nearest1d upsample_nearest2d upsample_bilinear2d gather scatter
                                     scatter_add index_add index_select sort argsort argmax argmin round cast
-                                    softmax log_softmax
+                                    softmax log_softmax pad flip roll repeat repeat_interleave one_hot
   int KEY N v1 .. vN                integer parameters (stride, padding, dim, size, descending, inplace, ...)
   real KEY N v1 .. vN               float parameters (scale)
   in KEY DTYPE RANK d1 .. dRANK v.. an input tensor, row-major; every value exactly representable in DTYPE
@@ -599,8 +600,82 @@ def softmax_family(o):
             o.record(name, opname, ins=[("x", dt, x)], outs=[("out", dt, y)])
 
 
+# ---------------------------------------------------------------- pad and reordering (values move: exact)
+PAD_MODES = ("constant", "reflect", "replicate", "circular")  # wk_pad_mode order
+
+
+def left_out(name, e):
+    print("left out %s: PyTorch refused it (%s)" % (name, str(e).splitlines()[0]))
+
+
+def pad_goldens(o):
+    cases = [((2, 3, 5), (1, 2)), ((2, 3, 5, 6), (2, 1, 1, 3)), ((1, 2, 3, 4, 5), (1, 2, 2, 1, 3, 0)),
+             ((3, 5, 7), (-1, 2)), ((2, 4, 6), (2, -1, -1, 2)), ((2, 3, 4), (4, 5))]
+    for mi, mode in enumerate(PAD_MODES):
+        for j, (xs, pads) in enumerate(cases):
+            if j == 5 and mode == "reflect":
+                continue  # pads past the dim: PyTorch's (and wick's) error
+            for dt in ("f32", "i64", "u8", "bf16"):
+                if j and dt not in ("f32", "i64"):
+                    continue
+                name = "pad.%s.%s_%d" % (dt, mode, j)
+                r = gen(name)
+                x = randv(r, xs, dt, full=True)
+                value = 1.5 if dt in FLOATS else 3
+                try:
+                    if mode == "constant":
+                        y = F.pad(as_f64(x), pads, mode=mode, value=float(value))
+                    else:
+                        y = F.pad(as_f64(x), pads, mode=mode)
+                except Exception as e:  # an older PyTorch may lack a case (negative pads)
+                    left_out(name, e)
+                    continue
+                ints = [("mode", [mi])] + [("pad%d" % k, list(pads[2 * k:2 * k + 2])) for k in range(len(pads) // 2)]
+                o.record(name, "pad", ints=ints, reals=[("value", [value])], ins=[("x", dt, x)],
+                         outs=[("out", dt, y)])
+
+
+def reorder_family(o):
+    pad_goldens(o)
+    for j, (xs, dims) in enumerate([((3, 4, 5), (0, 2)), ((4, 6), (-1,)), ((2, 3, 4), (0, 1, 2))]):
+        for dt in ("f32", "i32", "f16"):
+            name = "flip.%s.%d" % (dt, j)
+            x = randv(gen(name), xs, dt, full=True)
+            o.record(name, "flip", ints=[("dims", list(dims))], ins=[("x", dt, x)],
+                     outs=[("out", dt, torch.flip(as_f64(x), dims))])
+    for j, (xs, shifts, dims) in enumerate([((3, 4, 5), (2, -3), (0, 2)), ((4, 6), (5,), None),
+                                            ((3, 4), (1, 6), (1, 1))]):
+        name = "roll.f32.%d" % j
+        x = randv(gen(name), xs, "f32", full=True)
+        y = torch.roll(as_f64(x), shifts, dims) if dims else torch.roll(as_f64(x), shifts[0])
+        ints = [("shifts", list(shifts))] + ([("dims", list(dims))] if dims else [("flat", [1])])
+        o.record(name, "roll", ints=ints, ins=[("x", "f32", x)], outs=[("out", "f32", y)])
+    for j, (xs, reps) in enumerate([((2, 3), (2, 1, 3)), ((3,), (2, 2)), ((2, 1, 2), (1, 3, 2))]):
+        name = "repeat.i64.%d" % j
+        x = randv(gen(name), xs, "i64", full=True)
+        o.record(name, "repeat", ints=[("repeats", list(reps))], ins=[("x", "i64", x)],
+                 outs=[("out", "i64", as_f64(x).repeat(*reps))])
+    for j, (xs, dim, reps) in enumerate([((3, 4), 1, 2), ((3, 4), 0, (1, 0, 3)), ((2, 5), -1, (2,))]):
+        name = "repeat_interleave.f32.%d" % j
+        r = gen(name)
+        x = randv(r, xs, "f32", full=True)
+        if isinstance(reps, int):
+            o.record(name, "repeat_interleave", ints=[("dim", [dim]), ("repeats", [reps])], ins=[("x", "f32", x)],
+                     outs=[("out", "f32", torch.repeat_interleave(as_f64(x), reps, dim))])
+        else:
+            counts = torch.tensor(reps, dtype=torch.int64)
+            o.record(name, "repeat_interleave", ints=[("dim", [dim])], ins=[("x", "f32", x), ("counts", "i64", counts)],
+                     outs=[("out", "f32", torch.repeat_interleave(as_f64(x), counts, dim))])
+    for j, (shape, classes, hi) in enumerate([((5,), 4, 3), ((2, 3), -1, 6), ((2, 2, 2), 9, 8)]):
+        name = "one_hot.i64.%d" % j
+        ids = randi(gen(name), shape, 0, hi)
+        o.record(name, "one_hot", ints=[("classes", [classes])], ins=[("x", "i64", ids)],
+                 outs=[("out", "i64", F.one_hot(ids, classes))])
+
+
 FAMILIES = [("conv", conv_family), ("pool", pool_family), ("upsample", upsample_family), ("index", index_family),
-            ("sort", sort_family), ("round", round_family), ("cast", cast_family), ("softmax", softmax_family)]
+            ("sort", sort_family), ("round", round_family), ("cast", cast_family), ("softmax", softmax_family),
+            ("reorder", reorder_family)]
 
 
 def main():
