@@ -258,8 +258,8 @@ wk_status wk_cat(const wk_tensor *const *ts, int n, int dim, wk_tensor **out);
 typedef enum wk_unary_op {
     WK_UNARY_EXP, WK_UNARY_LOG, WK_UNARY_SIN, WK_UNARY_COS, WK_UNARY_TANH, WK_UNARY_ERF,
     WK_UNARY_RECIP, WK_UNARY_SQRT,
-    WK_UNARY_GELU,     /* tanh approximation */
-    WK_UNARY_GELU_ERF, /* exact: x * (1 + erf(x / sqrt(2))) / 2 */
+    WK_UNARY_GELU,     /* tanh approximation: PyTorch's gelu(x, approximate='tanh') */
+    WK_UNARY_GELU_ERF, /* exact: x * (1 + erf(x / sqrt(2))) / 2, PyTorch's default gelu(x) */
     WK_UNARY_SILU,     /* silu(-inf) and gelu(-inf) are NaN (-inf * 0), as in PyTorch */
     WK_UNARY_SIGMOID, WK_UNARY_CEIL, WK_UNARY_FLOOR,
     WK_UNARY_ROUND,    /* half to even */
