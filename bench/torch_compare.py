@@ -41,6 +41,7 @@ WK_BINARY_ADD = 0
 WK_UNARY_EXP = 0
 WK_REDUCE_SUM, WK_REDUCE_MAX = 0, 2
 WK_PAD_MODE = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
+WK_GLU_SWIGLU = 1
 
 # The targets (torch time / wick time).
 ELEMENTWISE, FAST, MATMUL, CONV = 0.95, 1.3, 0.97, 0.95
@@ -79,6 +80,9 @@ class Wick:
             "wk_unary": [i32, vp, pvp],
             "wk_cast": [vp, i32, pvp],
             "wk_where": [vp, vp, vp, pvp],
+            "wk_glu": [i32, vp, pvp],
+            "wk_tril": [vp, ctypes.c_int64, pvp],
+            "wk_masked_fill": [vp, vp, dbl, pvp],
             "wk_reduce": [i32, vp, intp, i32, ctypes.c_bool, pvp],
             "wk_softmax_last_dim": [vp, pvp],
             "wk_layer_norm": [vp, vp, vp, dbl, pvp],
@@ -251,6 +255,20 @@ def cases(dev, quick):
     yield Case("where u8 ? f32 : f32", str(n), ELEMENTWISE, None,
                lambda: [torch.randint(0, 2, (n,), device=dev, dtype=torch.uint8).bool(), rand(n), rand(n)],
                torch.where, lambda w, c, a, b: w.call(w.lib.wk_where, c, a, b))
+    yield Case("masked_fill f32, u8 mask", str(n), ELEMENTWISE, None,
+               lambda: [rand(n), torch.randint(0, 2, (n,), device=dev, dtype=torch.uint8).bool()],
+               lambda x, m: x.masked_fill(m, -1e4), lambda w, x, m: w.call(w.lib.wk_masked_fill, x, m, -1e4))
+    bh, t = (4, 512) if quick else (64, 4096)
+    yield Case("masked_fill f32, (T, T) u8 mask broadcast", dims(bh, t, t), ELEMENTWISE, None,
+               lambda: [rand((bh, t, t)), torch.randint(0, 2, (t, t), device=dev, dtype=torch.uint8).bool()],
+               lambda x, m: x.masked_fill(m, -1e4), lambda w, x, m: w.call(w.lib.wk_masked_fill, x, m, -1e4))
+    yield Case("tril f32", dims(sq, sq), ELEMENTWISE, None, lambda: [rand((sq, sq))], torch.tril,
+               lambda w, x: w.call(w.lib.wk_tril, x, 0))
+    # A Llama-3-8B MLP's fused gate/up projection of 8192 tokens; PyTorch as models write it (silu, then mul).
+    tok, ffn = (256, 1024) if quick else (8192, 14336)
+    yield Case("swiglu bf16 fused gate/up", dims(tok, 2 * ffn), ELEMENTWISE, 1e-2,
+               lambda: [rand((tok, 2 * ffn), bf16)], lambda x: F.silu(x[:, :ffn]) * x[:, ffn:],
+               lambda w, x: w.call(w.lib.wk_glu, WK_GLU_SWIGLU, x))
     yield Case("index_select f32 dim 0 i64", dims(isel, 1024), ELEMENTWISE, None,
                lambda: [rand((isel, 1024)), ids((isel,), isel)], lambda x, i: torch.index_select(x, 0, i),
                lambda w, x, i: w.call(w.lib.wk_index_select, x, 0, i))

@@ -258,8 +258,8 @@ wk_status wk_cat(const wk_tensor *const *ts, int n, int dim, wk_tensor **out);
 typedef enum wk_unary_op {
     WK_UNARY_EXP, WK_UNARY_LOG, WK_UNARY_SIN, WK_UNARY_COS, WK_UNARY_TANH, WK_UNARY_ERF,
     WK_UNARY_RECIP, WK_UNARY_SQRT,
-    WK_UNARY_GELU,     /* tanh approximation */
-    WK_UNARY_GELU_ERF, /* exact: x * (1 + erf(x / sqrt(2))) / 2 */
+    WK_UNARY_GELU,     /* tanh approximation: PyTorch's gelu(x, approximate='tanh') */
+    WK_UNARY_GELU_ERF, /* exact: x * (1 + erf(x / sqrt(2))) / 2, PyTorch's default gelu(x) */
     WK_UNARY_SILU,     /* silu(-inf) and gelu(-inf) are NaN (-inf * 0), as in PyTorch */
     WK_UNARY_SIGMOID, WK_UNARY_CEIL, WK_UNARY_FLOOR,
     WK_UNARY_ROUND,    /* half to even */
@@ -267,9 +267,14 @@ typedef enum wk_unary_op {
     WK_UNARY_ABS,      /* ints too (unsigned: identity; INT_MIN wraps to itself) */
     WK_UNARY_NEG,      /* signed ints too (wraps) */
     WK_UNARY_RELU,     /* ints too */
-    WK_UNARY_SIGN      /* ints too; float: -1, 0, 1, NaN stays NaN */
+    WK_UNARY_SIGN,     /* ints too; float: -1, 0, 1, NaN stays NaN */
+    /* Float only, PyTorch's defaults. NaN gives NaN in each. */
+    WK_UNARY_SOFTPLUS,    /* beta 1, threshold 20: x > 20 gives x, else log(1 + e^x) */
+    WK_UNARY_MISH,        /* x * tanh(log(1 + e^x)); mish(-inf) is NaN (-inf * 0), as in PyTorch */
+    WK_UNARY_HARDSWISH,   /* x * min(max(x + 3, 0), 6) / 6; hardswish(-inf) is NaN (-inf * 0), as in PyTorch */
+    WK_UNARY_HARDSIGMOID  /* min(max(x + 3, 0), 6) / 6 */
 } wk_unary_op;
-#define WK_UNARY_COUNT 20
+#define WK_UNARY_COUNT 24
 const char *wk_unary_name(wk_unary_op op); /* "exp", ...; "invalid" otherwise */
 wk_status wk_unary(wk_unary_op op, const wk_tensor *x, wk_tensor **out);
 
@@ -278,8 +283,24 @@ wk_status wk_unary(wk_unary_op op, const wk_tensor *x, wk_tensor **out);
 wk_status wk_affine(const wk_tensor *x, double mul, double add, wk_tensor **out);
 wk_status wk_powf(const wk_tensor *x, double e, wk_tensor **out);            /* float */
 wk_status wk_elu(const wk_tensor *x, double alpha, wk_tensor **out);         /* float */
+/* x > 0 ? x : x * negative_slope (PyTorch's leaky_relu; the slope converted to x's arithmetic type, any value);
+ * float. */
+wk_status wk_leaky_relu(const wk_tensor *x, double negative_slope, wk_tensor **out);
 /* min(max(x, lo), hi); all dtypes (bounds converted to x's dtype); NaN propagates. lo <= hi. */
 wk_status wk_clamp(const wk_tensor *x, double lo, double hi, wk_tensor **out);
+
+/* Gated linear units on a split last dim: (a, b) = the first and second halves of x's last dim (x (..., 2H) ->
+ * out (..., H); x of rank >= 1, last dim even, else WK_ERR_SHAPE). x may be any strided view, typically of a fused
+ * gate/up projection. Float dtypes; f16/bf16 compute in f32. The activations are wk_unary's. */
+typedef enum wk_glu_kind {
+    WK_GLU_SIGMOID,   /* "glu": a * sigmoid(b), PyTorch's F.glu(x, -1) */
+    WK_GLU_SWIGLU,    /* "swiglu": silu(a) * b */
+    WK_GLU_GEGLU,     /* "geglu": gelu_erf(a) * b (exact gelu, F.gelu(a) * b) */
+    WK_GLU_GEGLU_TANH /* "geglu_tanh": gelu(a) * b (tanh approximation, F.gelu(a, approximate='tanh') * b) */
+} wk_glu_kind;
+#define WK_GLU_COUNT 4
+const char *wk_glu_name(wk_glu_kind kind); /* "glu", "swiglu", "geglu", "geglu_tanh"; "invalid" otherwise */
+wk_status wk_glu(wk_glu_kind kind, const wk_tensor *x, wk_tensor **out);
 
 typedef enum wk_binary_op {
     WK_BINARY_ADD, WK_BINARY_SUB, WK_BINARY_MUL,
@@ -299,6 +320,19 @@ const char *wk_compare_name(wk_compare_op op);
 wk_status wk_compare(wk_compare_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor **out);
 /* out = cond ? t : f, broadcasting all three. cond: u8, u32 or i64 (non-zero is true); t, f same dtype. */
 wk_status wk_where(const wk_tensor *cond, const wk_tensor *t, const wk_tensor *f, wk_tensor **out);
+
+/* ---------------------------------------------------------------- masks
+ * Any dtype; x any strided view; the result is new and contiguous, x's shape and dtype. */
+/* Over the last two dims (rank >= 2, else WK_ERR_SHAPE), the others batched: tril keeps x[..., i, j] where
+ * j <= i + diagonal, triu where j >= i + diagonal, and zeroes the rest (PyTorch's rule; any diagonal, positive
+ * above the main diagonal, negative below). */
+wk_status wk_tril(const wk_tensor *x, int64_t diagonal, wk_tensor **out);
+wk_status wk_triu(const wk_tensor *x, int64_t diagonal, wk_tensor **out);
+/* out = mask ? value : x. mask u8 (non-zero fills; other dtypes WK_ERR_DTYPE), on x's device, broadcastable to
+ * x's shape (numpy rules) without broadening it: WK_ERR_SHAPE otherwise (PyTorch's in-place masked_fill_ rule; its
+ * out-of-place form would also broadcast x to the mask). value is converted to x's dtype once, as wk_fill converts
+ * it (float->int truncates and saturates, NaN -> 0). */
+wk_status wk_masked_fill(const wk_tensor *x, const wk_tensor *mask, double value, wk_tensor **out);
 
 /* ---------------------------------------------------------------- reductions */
 typedef enum wk_reduce_op { WK_REDUCE_SUM, WK_REDUCE_MIN, WK_REDUCE_MAX, WK_REDUCE_MEAN } wk_reduce_op;

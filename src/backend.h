@@ -35,6 +35,8 @@ typedef struct wk_reorder_map {
     int64_t a[WK_MAX_RANK];    /* the map's parameter (shift, pad before, repeat factor) */
     wk_scalar value;           /* WK_REORDER_CONSTANT: the pad value in x's storage form */
 } wk_reorder_map;
+/* tril (keep the lower triangle) or triu (the upper); the GPU's kernels take it in this order (kernels/mask.h). */
+typedef enum wk_tri_kind { WK_TRI_LOWER = 0, WK_TRI_UPPER = 1 } wk_tri_kind;
 /* conv: the number of spatial dims, and forward or transposed. */
 typedef enum wk_conv_dims { WK_CONV_1D = 1, WK_CONV_2D = 2 } wk_conv_dims;
 typedef enum wk_conv_dir { WK_CONV_FORWARD = 0, WK_CONV_TRANSPOSED = 1 } wk_conv_dir;
@@ -175,6 +177,9 @@ struct wk_backend {
     wk_status (*affine)(const wk_tensor *x, wk_scalar mul, wk_scalar add, wk_tensor *out);
     wk_status (*powf)(const wk_tensor *x, double e, wk_tensor *out);     /* float */
     wk_status (*elu)(const wk_tensor *x, double alpha, wk_tensor *out);  /* float */
+    wk_status (*leaky_relu)(const wk_tensor *x, double negative_slope, wk_tensor *out); /* float */
+    /* float; a and b: the halves of the op's input, views of one tensor with out's shape and the same strides. */
+    wk_status (*glu)(wk_glu_kind kind, const wk_tensor *a, const wk_tensor *b, wk_tensor *out);
     /* lo/hi in arithmetic form. */
     wk_status (*clamp)(const wk_tensor *x, wk_scalar lo, wk_scalar hi, wk_tensor *out);
     /* a, b, out: same dtype and shape. */
@@ -183,6 +188,13 @@ struct wk_backend {
     wk_status (*compare)(wk_compare_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor *out);
     /* cond u8/u32/i64; t, f, out same dtype; all the same shape. */
     wk_status (*where)(const wk_tensor *cond, const wk_tensor *t, const wk_tensor *f, wk_tensor *out);
+
+    /* ---- masks (out contiguous, x's shape and dtype; any dtype) */
+    /* x of rank >= 2: out[..., i, j] = keep ? x[..., i, j] : 0, keep = j - i <= diagonal (lower) or >= diagonal
+     * (upper); diagonal clamped to [-rows, cols] (the last two dims' sizes), the same result. */
+    wk_status (*tri)(const wk_tensor *x, wk_tri_kind kind, int64_t diagonal, wk_tensor *out);
+    /* mask u8 already broadcast to x's shape; v in the storage form of x's dtype. out = mask != 0 ? v : x. */
+    wk_status (*masked_fill)(const wk_tensor *x, const wk_tensor *mask, wk_scalar v, wk_tensor *out);
 
     /* ---- reductions */
     /* The last nreduce dims of x are reduced (ops/ permutes the reduced dims last); out is contiguous with

@@ -1,5 +1,5 @@
 /* test_golden.c: checks wick against PyTorch golden files (tests/golden/NAME.txt from make_golden.py) for the
- * semantics PyTorch defines: conv, pooling, upsampling, indexing, sort, round, casts, softmax.
+ * semantics PyTorch defines: conv, pooling, upsampling, indexing, sort, round, casts, softmax, activations, masks.
  *
  * Usage: test_golden DIR. Every DIR/NAME.txt is a sequence of records (whitespace-separated tokens, '#' comments):
  *   golden NAME / op OP / int KEY N v.. / real KEY N v.. / in KEY DTYPE RANK dims.. values.. /
@@ -501,6 +501,41 @@ static wk_status run_reorder(run_ctx *c, verdict *v)
     return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_roll(x, a->i, flat ? NULL : dims, a->n, &c->out[0]);
 }
 
+/* The activations (wk_unary's, glu's kinds, leaky_relu) of x. */
+static wk_status run_activation(run_ctx *c, verdict *v)
+{
+    static const struct { const char *name; wk_unary_op op; } unary[] = {
+        {"softplus", WK_UNARY_SOFTPLUS}, {"mish", WK_UNARY_MISH}, {"hardswish", WK_UNARY_HARDSWISH},
+        {"hardsigmoid", WK_UNARY_HARDSIGMOID}};
+    const golden *g = c->g;
+    wk_tensor *x = input(c, "x", true, v);
+    if (v->failed)
+        return WK_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++)
+        if (!strcmp(g->op, unary[i].name))
+            return wk_unary(unary[i].op, x, &c->out[0]);
+    for (int k = 0; k < WK_GLU_COUNT; k++)
+        if (!strcmp(g->op, wk_glu_name((wk_glu_kind)k)))
+            return wk_glu((wk_glu_kind)k, x, &c->out[0]);
+    const gt_param *s = param(g, "negative_slope", 1, true, v);
+    return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_leaky_relu(x, s->r[0], &c->out[0]);
+}
+
+static wk_status run_mask(run_ctx *c, verdict *v)
+{
+    const golden *g = c->g;
+    wk_tensor *x = input(c, "x", true, v);
+    if (!strcmp(g->op, "masked_fill")) {
+        wk_tensor *m = input(c, "mask", true, v);
+        const gt_param *s = param(g, "value", 1, true, v);
+        return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_masked_fill(x, m, s->r[0], &c->out[0]);
+    }
+    int64_t d = iparam(g, "diagonal", 0, v);
+    if (v->failed)
+        return WK_ERR_INVALID_ARGUMENT;
+    return (!strcmp(g->op, "tril") ? wk_tril : wk_triu)(x, d, &c->out[0]);
+}
+
 /* exact: the op only moves or converts values, so float outputs must match bit for bit (sign of zero too).
  * f32_tol: the f32 relative L2 tolerance of the others (README.md, "Parity tolerance"). */
 typedef struct op_entry {
@@ -526,6 +561,13 @@ static const op_entry OPS[] = {
     {"pad", run_reorder, true, 0},               {"flip", run_reorder, true, 0},
     {"roll", run_reorder, true, 0},              {"repeat", run_reorder, true, 0},
     {"repeat_interleave", run_reorder, true, 0}, {"one_hot", run_reorder, true, 0},
+    {"softplus", run_activation, false, 1e-6},   {"mish", run_activation, false, 1e-6},
+    {"hardswish", run_activation, false, 1e-6},  {"hardsigmoid", run_activation, false, 1e-6},
+    {"leaky_relu", run_activation, false, 1e-6}, {"glu", run_activation, false, 1e-6},
+    {"swiglu", run_activation, false, 1e-6},     {"geglu", run_activation, false, 1e-6},
+    {"geglu_tanh", run_activation, false, 1e-6},
+    {"tril", run_mask, true, 0},                 {"triu", run_mask, true, 0},
+    {"masked_fill", run_mask, true, 0},
 };
 
 static double tolerance(const op_entry *op, wk_dtype dt)

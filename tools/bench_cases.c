@@ -1,6 +1,6 @@
-/* bench_cases.c: the cases `wick bench` times (element-wise, casts, copies, reductions, norms, sort, indexing,
- * padding and reordering, pooling, resampling, conv2d, matmul, the host cost of a tiny op), each at a CPU, GPU and
- * --quick size. */
+/* bench_cases.c: the cases `wick bench` times (element-wise, masks, glu, casts, copies, reductions, norms, sort,
+ * indexing, padding and reordering, pooling, resampling, conv2d, matmul, the host cost of a tiny op), each at a CPU,
+ * GPU and --quick size. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +129,13 @@ static wk_status setup_indices(const bench_case *c, wk_device *dev, bench_inputs
     return WK_OK;
 }
 
+/* masked_fill's u8 mask (0 or 1): of t[0]'s shape, or (param[0] != 0) of its last two dims, broadcast. */
+static wk_status setup_mask(const bench_case *c, wk_device *dev, bench_inputs *in)
+{
+    int rank = c->param[0] ? 2 : c->rank;
+    return add_input(in, dev, WK_U8, rank, main_shape(in) + (c->rank - rank), 0, 2);
+}
+
 /* conv2d with param = {out channels, kernel (square), stride, padding}, with bias. */
 static wk_status setup_conv2d(const bench_case *c, wk_device *dev, bench_inputs *in)
 {
@@ -180,6 +187,21 @@ static wk_status run_where(const bench_case *c, const bench_inputs *in, wk_tenso
 {
     (void)c;
     return wk_where(in->t[2], in->t[0], in->t[1], out);
+}
+/* param[0]: the wk_glu_kind, over t[0]'s halves (a fused gate/up projection). */
+static wk_status run_glu(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    return wk_glu((wk_glu_kind)c->param[0], in->t[0], out);
+}
+static wk_status run_tril(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    return wk_tril(in->t[0], 0, out);
+}
+static wk_status run_masked_fill(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    return wk_masked_fill(in->t[0], in->t[1], -1e4, out);
 }
 static wk_status run_affine(const bench_case *c, const bench_inputs *in, wk_tensor **out)
 {
@@ -365,6 +387,15 @@ static const bench_case cases[] = {
     VEC_GPU("copy", "f32 contiguous", WK_F32, -2, 2, 0, NULL, run_contiguous),
     VEC("where", "u8 ? f32 : f32", WK_F32, -2, 2, 0, setup_where, run_where),
     VEC("affine", "f32", WK_F32, -2, 2, 0, NULL, run_affine),
+    VEC("masked_fill", "f32, u8 mask", WK_F32, -2, 2, 0, setup_mask, run_masked_fill),
+    /* attention scores (B*H, T, T) with one (T, T) mask */
+    {.op = "masked_fill", .variant = "f32, (T, T) u8 mask broadcast", .unit = BENCH_BYTES, .dtype = WK_F32, .rank = 3,
+     .full = {16, 2048, 2048}, .quick = {4, 512, 512}, .gpu = {64, 4096, 4096}, .lo = -2, .hi = 2, .param = {1},
+     .setup = setup_mask, .run = run_masked_fill},
+    /* a Llama-3-8B MLP's fused gate/up projection of 8192 tokens: (8192, 2 x 14336) -> (8192, 14336) */
+    MAT("swiglu", "bf16 fused gate/up", WK_BF16, 2048, 8192, 256, 2048, 8192, 28672, false, WK_GLU_SWIGLU, 0, NULL,
+        run_glu),
+    MAT("tril", "f32", WK_F32, 8192, 8192, 2048, 2048, 16384, 16384, false, 0, 0, NULL, run_tril),
     MAT("contiguous", "f32 transposed", WK_F32, 8192, 8192, 2048, 2048, 16384, 16384, true, 0, 0, NULL,
         run_contiguous),
     MAT("sum", "f32 last dim", WK_F32, 8192, 8192, 2048, 2048, 16384, 16384, false, WK_REDUCE_SUM, -1, NULL,

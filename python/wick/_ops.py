@@ -9,14 +9,15 @@ from ._lib import PoolParams, device as _device, i64_array, lib, out
 from ._tensor import Tensor, call, dtype_code, from_numpy, take
 
 
-def _unary_names():
-    names = []  # wk_unary_op order, the names wick gives them (wk_unary_name), up to the first "invalid"
-    while (name := lib.wk_unary_name(len(names)).decode()) != "invalid":
+def _names(fn):
+    names = []  # enum order, the names wick gives them (wk_unary_name, wk_glu_name), up to the first "invalid"
+    while (name := fn(len(names)).decode()) != "invalid":
         names.append(name)
     return tuple(names)
 
 
-UNARY = _unary_names()
+UNARY = _names(lib.wk_unary_name)
+GLU = _names(lib.wk_glu_name)                                 # wk_glu_kind order: glu, swiglu, geglu, geglu_tanh
 BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")  # wk_binary_op order
 COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")                # wk_compare_op order
 REDUCE = ("sum", "min", "max", "mean")                        # wk_reduce_op order
@@ -76,6 +77,27 @@ def affine(x, mul=1.0, add=0.0): return call("affine", _t(x), float(mul), float(
 def powf(x, e): return call("powf", _t(x), float(e))
 def elu(x, alpha=1.0): return call("elu", _t(x), float(alpha))
 def clamp(x, lo, hi): return call("clamp", _t(x), float(lo), float(hi))
+def leaky_relu(x, negative_slope=0.01): return call("leaky_relu", _t(x), float(negative_slope))
+
+
+def glu(x, kind="glu"):
+    """wk_glu over the halves (a, b) of x's last dim: kind "glu" a*sigmoid(b), "swiglu" silu(a)*b, "geglu"
+    gelu_erf(a)*b, "geglu_tanh" gelu(a)*b."""
+    if kind not in GLU:
+        raise ValueError(f"glu kind {kind!r}: one of {GLU}")
+    return call("glu", GLU.index(kind), _t(x))
+
+
+def tril(x, diagonal=0): return call("tril", _t(x), int(diagonal))
+def triu(x, diagonal=0): return call("triu", _t(x), int(diagonal))
+
+
+def masked_fill(x, mask, value):
+    """x with value where mask (u8, or a numpy bool/int array) is non-zero; mask broadcasts to x's shape."""
+    x = _t(x)
+    if not isinstance(mask, Tensor):
+        mask = from_numpy(np.asarray(mask).astype(np.uint8), x.device)
+    return call("masked_fill", x, mask, float(value))
 def where(cond, t, f): return call("where", _t(cond), _t(t), _t(f, t))
 
 

@@ -69,11 +69,13 @@ wk_status wk_cpu_arange(wk_tensor *dst, double start, double step);
 wk_status wk_cpu_rand_uniform(wk_tensor *dst, uint64_t seed, double lo, double hi);
 wk_status wk_cpu_rand_normal(wk_tensor *dst, uint64_t seed, double mean, double std);
 
-/* unary.c: unary, affine, powf, elu, clamp */
+/* unary.c: unary, affine, powf, elu, leaky_relu, clamp, glu */
 wk_status wk_cpu_unary(wk_unary_op op, const wk_tensor *x, wk_tensor *out);
 wk_status wk_cpu_affine(const wk_tensor *x, wk_scalar mul, wk_scalar add, wk_tensor *out);
 wk_status wk_cpu_powf(const wk_tensor *x, double e, wk_tensor *out);
 wk_status wk_cpu_elu(const wk_tensor *x, double alpha, wk_tensor *out);
+wk_status wk_cpu_leaky_relu(const wk_tensor *x, double negative_slope, wk_tensor *out);
+wk_status wk_cpu_glu(wk_glu_kind kind, const wk_tensor *a, const wk_tensor *b, wk_tensor *out);
 wk_status wk_cpu_clamp(const wk_tensor *x, wk_scalar lo, wk_scalar hi, wk_tensor *out);
 /* binary.c: binary, compare, where */
 wk_status wk_cpu_binary(wk_binary_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor *out);
@@ -111,6 +113,9 @@ wk_status wk_cpu_index_add(wk_tensor *x, int dim, const wk_tensor *ids, const wk
 /* reorder.c: reorder (pad, flip, roll, repeat, repeat_interleave), one_hot */
 wk_status wk_cpu_reorder(const wk_tensor *x, const wk_reorder_map *m, wk_tensor *out);
 wk_status wk_cpu_one_hot(const wk_tensor *ids, int64_t classes, wk_tensor *out);
+/* mask.c: tri, masked_fill */
+wk_status wk_cpu_tri(const wk_tensor *x, wk_tri_kind kind, int64_t diagonal, wk_tensor *out);
+wk_status wk_cpu_masked_fill(const wk_tensor *x, const wk_tensor *mask, wk_scalar v, wk_tensor *out);
 /* rope.c */
 wk_status wk_cpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor *out);

@@ -1,5 +1,5 @@
-/* unary.c: the CPU's one-input element-wise slots (unary, affine, powf, elu, clamp). Each op is a contiguous loop
- * over its compute type; strided or f16/bf16 operands are gathered into chunks and go through the same loop. */
+/* unary.c: the CPU's one-input element-wise slots (unary, affine, powf, elu, leaky_relu, clamp, glu). Each op is a
+ * contiguous loop over its compute type; strided or f16/bf16 operands are gathered into chunks for the same loop. */
 #include <math.h>
 
 #include "cpu/vmath.h"
@@ -7,7 +7,7 @@
 /* Scalars of the parameterised ops, in the compute type of the input. */
 typedef struct un_param {
     wk_scalar a, b; /* affine: mul, add; clamp: lo, hi */
-    double e;       /* powf: exponent; elu: alpha */
+    double e;       /* powf: exponent; elu: alpha; leaky_relu: the negative slope */
 } un_param;
 
 /* dst[i] = f(src[i]) for i < n, in the compute type; dst may equal src. */
@@ -40,6 +40,35 @@ static inline double gelu_f64(double v)
     return z2 >= 0 ? v / (1.0 + exp(-z2)) : v * exp(z2) / (1.0 + exp(z2));
 }
 
+/* softplus with PyTorch's threshold 20 (beta 1); mish without one, as PyTorch's (e^x overflowing to inf gives x). */
+static inline float softplus_f32(float v) { return v > 20.0f ? v : log1pf(expf(v)); }
+static inline double softplus_f64(double v) { return v > 20.0 ? v : log1p(exp(v)); }
+/* relu6(x + 3) / 6 with NaN passing through both comparisons. */
+static inline float hardsigmoid_f32(float v)
+{
+    float r = v + 3.0f;
+    r = r < 0.0f ? 0.0f : r > 6.0f ? 6.0f : r;
+    return r / 6.0f;
+}
+static inline double hardsigmoid_f64(double v)
+{
+    double r = v + 3.0;
+    r = r < 0.0 ? 0.0 : r > 6.0 ? 6.0 : r;
+    return r / 6.0;
+}
+static inline float hardswish_f32(float v)
+{
+    float r = v + 3.0f;
+    r = r < 0.0f ? 0.0f : r > 6.0f ? 6.0f : r;
+    return v * r / 6.0f;
+}
+static inline double hardswish_f64(double v)
+{
+    double r = v + 3.0;
+    r = r < 0.0 ? 0.0 : r > 6.0 ? 6.0 : r;
+    return v * r / 6.0;
+}
+
 static inline float sign_f32(float v) { return v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v; }
 static inline double sign_f64(double v) { return v > 0.0 ? 1.0 : v < 0.0 ? -1.0 : v; }
 
@@ -63,7 +92,11 @@ static inline double sign_f64(double v) { return v > 0.0 ? 1.0 : v < 0.0 ? -1.0 
     X(ABS, abs, fabsf(v), fabs(v))                                                                       \
     X(NEG, neg, -v, -v)                                                                                  \
     X(RELU, relu, v < 0.0f ? 0.0f : v, v < 0.0 ? 0.0 : v) /* NaN passes through */                       \
-    X(SIGN, sign, sign_f32(v), sign_f64(v))
+    X(SIGN, sign, sign_f32(v), sign_f64(v))                                                              \
+    X(SOFTPLUS, softplus, softplus_f32(v), softplus_f64(v))                                              \
+    X(MISH, mish, v * tanhf(log1pf(expf(v))), v * tanh(log1p(exp(v))))                                  \
+    X(HARDSWISH, hardswish, hardswish_f32(v), hardswish_f64(v))                                          \
+    X(HARDSIGMOID, hardsigmoid, hardsigmoid_f32(v), hardsigmoid_f64(v))
 
 #define DEF_FLOAT(E, name, ef, ed) UN_KERNEL(un_##name##_f32, float, ef) UN_KERNEL(un_##name##_f64, double, ed)
 FLOAT_UNARY(DEF_FLOAT)
@@ -134,7 +167,8 @@ static inline double elu_scalar_f64(double v, double alpha) { return v > 0.0 ? v
     UN_KERNEL(affine_##sfx, T, v * prm->a.f + prm->b.f)                                  \
     UN_KERNEL(clamp_##sfx, T, v < prm->a.f ? prm->a.f : v > prm->b.f ? prm->b.f : v)     \
     UN_KERNEL(powf_##sfx, T, powfn(v, (T)prm->e))                                        \
-    UN_KERNEL(elu_##sfx, T, elufn(v, (T)prm->e))
+    UN_KERNEL(elu_##sfx, T, elufn(v, (T)prm->e))                                         \
+    UN_KERNEL(leaky_relu_##sfx, T, v > 0 ? v : v * (T)prm->e)
 FLOAT_PARAM_KERNELS(f32, float, f32, powf, elu_scalar_f32)
 FLOAT_PARAM_KERNELS(f64, double, f64, pow, elu_scalar_f64)
 #undef FLOAT_PARAM_KERNELS
@@ -206,4 +240,59 @@ wk_status wk_cpu_powf(const wk_tensor *x, double e, wk_tensor *out)
 wk_status wk_cpu_elu(const wk_tensor *x, double alpha, wk_tensor *out)
 {
     return un_launch(x, out, PICK_FLOAT(x->dtype, elu), (un_param){.e = alpha});
+}
+
+wk_status wk_cpu_leaky_relu(const wk_tensor *x, double negative_slope, wk_tensor *out)
+{
+    return un_launch(x, out, PICK_FLOAT(x->dtype, leaky_relu), (un_param){.e = negative_slope});
+}
+
+/* ---- glu: out = a * act(b) (glu) or act(a) * b, act being the unary op's own kernel, in chunks of the compute
+ * type: swiglu is silu(a) * b to the bit. */
+
+typedef struct glu_ctx {
+    wk_dtype dt;
+    un_kernel act;
+    bool act_on_b;
+} glu_ctx;
+
+static WK_VEC_CLONES void glu_mul_f32(float *o, const float *a, const float *b, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        o[i] = a[i] * b[i];
+}
+static WK_VEC_CLONES void glu_mul_f64(double *o, const double *a, const double *b, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        o[i] = a[i] * b[i];
+}
+
+/* ptrs[0] is out (contiguous), ptrs[1] a, ptrs[2] b. */
+static void glu_run(void *arg, int64_t n, char *const *ptrs, const int64_t *strides)
+{
+    const glu_ctx *c = arg;
+    _Alignas(64) unsigned char abuf[WK_CHUNK * sizeof(double)], bbuf[WK_CHUNK * sizeof(double)];
+    for (int64_t i = 0; i < n; i += WK_CHUNK) {
+        int64_t m = n - i < WK_CHUNK ? n - i : WK_CHUNK;
+        wk_chunk_load(c->dt, abuf, ptrs[1] + i * strides[1], strides[1], m);
+        wk_chunk_load(c->dt, bbuf, ptrs[2] + i * strides[2], strides[2], m);
+        void *g = c->act_on_b ? bbuf : abuf;
+        c->act(g, g, m, NULL);
+        if (c->dt == WK_F64)
+            glu_mul_f64((double *)(void *)abuf, (const double *)(void *)abuf, (const double *)(void *)bbuf, m);
+        else
+            glu_mul_f32((float *)(void *)abuf, (const float *)(void *)abuf, (const float *)(void *)bbuf, m);
+        wk_chunk_store(c->dt, ptrs[0] + i * strides[0], strides[0], abuf, m);
+    }
+}
+
+wk_status wk_cpu_glu(wk_glu_kind kind, const wk_tensor *a, const wk_tensor *b, wk_tensor *out)
+{
+    static const wk_unary_op act[WK_GLU_COUNT] = {[WK_GLU_SIGMOID] = WK_UNARY_SIGMOID, [WK_GLU_SWIGLU] = WK_UNARY_SILU,
+                                                  [WK_GLU_GEGLU] = WK_UNARY_GELU_ERF,
+                                                  [WK_GLU_GEGLU_TANH] = WK_UNARY_GELU};
+    glu_ctx c = {.dt = a->dtype, .act = unary_kernel(act[kind], a->dtype), .act_on_b = kind == WK_GLU_SIGMOID};
+    const wk_tensor *ops[3] = {out, a, b};
+    wk_cpu_foreach(out->rank, out->shape, 3, ops, WK_CPU_GRAIN, glu_run, &c);
+    return WK_OK;
 }

@@ -95,6 +95,7 @@ static wk_status gpu_device(wk_gpu_vendor *v, int ordinal, wk_device **out)
     .fill = wk_gpu_fill, .arange = wk_gpu_arange, .rand_uniform = wk_gpu_rand_uniform,                           \
     .rand_normal = wk_gpu_rand_normal, .copy = wk_gpu_copy, .cast = wk_gpu_cast, .copy2d = wk_gpu_copy2d,       \
     .unary = wk_gpu_unary, .affine = wk_gpu_affine, .powf = wk_gpu_powf, .elu = wk_gpu_elu,                      \
+    .leaky_relu = wk_gpu_leaky_relu, .glu = wk_gpu_glu, .tri = wk_gpu_tri, .masked_fill = wk_gpu_masked_fill,    \
     .clamp = wk_gpu_clamp, .binary = wk_gpu_binary, .compare = wk_gpu_compare, .where = wk_gpu_where,           \
     .reduce = wk_gpu_reduce, .arg_reduce = wk_gpu_arg_reduce, .softmax = wk_gpu_softmax,                         \
     .rms_norm = wk_gpu_rms_norm, .layer_norm = wk_gpu_layer_norm, .sort = wk_gpu_sort, .matmul = wk_gpu_matmul, \

@@ -1,5 +1,6 @@
-/* unary.c: the GPU's one-input element-wise slots (unary, affine, powf, elu, clamp): argument packing and launch
- * geometry for kernels/unary.cu (sets unary_<op>, affine, clamp, powf, elu of kernels/unary.h). */
+/* unary.c: the GPU's one-input element-wise slots (unary, affine, powf, elu, leaky_relu, clamp, glu): argument
+ * packing and launch geometry for kernels/unary.cu (sets unary_<op>, affine, clamp, powf, elu, leaky_relu, glu of
+ * kernels/unary.h). */
 #include <stdint.h>
 #include <string.h>
 
@@ -88,4 +89,48 @@ wk_status wk_gpu_elu(const wk_tensor *x, double alpha, wk_tensor *out)
     un_args(x, out, &q, &grid, &block);
     q.s0.f64 = alpha;
     return WK_GPU_LAUNCH(wk_gpu_dev_of(out), elu, x->dtype, 0, 0, grid, block, 0, q);
+}
+
+wk_status wk_gpu_leaky_relu(const wk_tensor *x, double negative_slope, wk_tensor *out)
+{
+    wk_gpu_unary_args q;
+    wk_gpu_dim grid, block;
+    un_args(x, out, &q, &grid, &block);
+    q.s0.f64 = negative_slope;
+    return WK_GPU_LAUNCH(wk_gpu_dev_of(out), leaky_relu, x->dtype, 0, 0, grid, block, 0, q);
+}
+
+/* The row path of glu: a's layout is at most two dims, the inner one unit-stride and a whole number of vectors
+ * long, the outer stride a whole number of vectors, and a, b and out vector-aligned. Sets q->hv, q->rs, q->dv and
+ * returns true then (b shares a's layout: backend.h). */
+static bool glu_rows(const wk_tensor *out, wk_gpu_unary_args *q)
+{
+    const wk_gpu_layout *l = &q->lx;
+    const uintptr_t mask = WK_UNARY_VEC_BYTES - 1;
+    int64_t per = WK_UNARY_VEC_BYTES / (int64_t)wk_dtype_size(out->dtype);
+    if ((((uintptr_t)q->x | (uintptr_t)q->x2 | (uintptr_t)q->out) & mask) != 0 || l->rank < 1 || l->rank > 2)
+        return false;
+    int64_t inner = l->shape[l->rank - 1], rs = l->rank == 2 ? l->stride[0] : 0;
+    if (l->stride[l->rank - 1] != 1 || inner % per != 0 || rs % per != 0)
+        return false;
+    q->hv = inner / per;
+    q->rs = rs;
+    if (q->n / per <= INT32_MAX)
+        q->dv = wk_gpu_divisor_of(q->hv);
+    return true;
+}
+
+/* a and b: views of one tensor's halves with the same shape and strides (ops/unary.c). */
+wk_status wk_gpu_glu(wk_glu_kind kind, const wk_tensor *a, const wk_tensor *b, wk_tensor *out)
+{
+    wk_gpu_unary_args q;
+    wk_gpu_dim grid, block;
+    un_args(a, out, &q, &grid, &block);
+    q.x2 = wk_tensor_data(b);
+    if (glu_rows(out, &q))
+        grid.x = wk_gpu_blocks(wk_gpu_dev_of(out), q.n / (WK_UNARY_VEC_BYTES / (int64_t)wk_dtype_size(out->dtype)),
+                               block.x);
+    else
+        grid.x = wk_gpu_blocks(wk_gpu_dev_of(out), q.n, block.x);
+    return WK_GPU_LAUNCH(wk_gpu_dev_of(out), glu, (int)kind, a->dtype, 0, grid, block, 0, q);
 }

@@ -1,5 +1,6 @@
-/* unary.c: the one-input element-wise ops (unary, affine, powf, elu, clamp): argument checks, the output
- * allocation (x's shape and dtype, contiguous) and the backend call. No tensor data is read here. */
+/* unary.c: the one-input element-wise ops (unary, affine, powf, elu, leaky_relu, clamp, glu): argument checks, the
+ * output allocation (x's shape and dtype, contiguous; glu: the last dim halved) and the backend call, glu with
+ * views of x's two halves. No tensor data is read here. */
 #include <stdio.h>
 
 #include "ops/common.h"
@@ -11,12 +12,21 @@ static const char *const unary_names[WK_UNARY_COUNT] = {
     [WK_UNARY_GELU_ERF] = "gelu_erf", [WK_UNARY_SILU] = "silu",     [WK_UNARY_SIGMOID] = "sigmoid",
     [WK_UNARY_CEIL] = "ceil",       [WK_UNARY_FLOOR] = "floor",     [WK_UNARY_ROUND] = "round",
     [WK_UNARY_SQR] = "sqr",         [WK_UNARY_ABS] = "abs",         [WK_UNARY_NEG] = "neg",
-    [WK_UNARY_RELU] = "relu",       [WK_UNARY_SIGN] = "sign",
+    [WK_UNARY_RELU] = "relu",       [WK_UNARY_SIGN] = "sign",       [WK_UNARY_SOFTPLUS] = "softplus",
+    [WK_UNARY_MISH] = "mish",       [WK_UNARY_HARDSWISH] = "hardswish", [WK_UNARY_HARDSIGMOID] = "hardsigmoid",
+};
+static const char *const glu_names[WK_GLU_COUNT] = {
+    [WK_GLU_SIGMOID] = "glu", [WK_GLU_SWIGLU] = "swiglu", [WK_GLU_GEGLU] = "geglu", [WK_GLU_GEGLU_TANH] = "geglu_tanh",
 };
 
 const char *wk_unary_name(wk_unary_op op)
 {
     return (unsigned)op < WK_UNARY_COUNT ? unary_names[op] : "invalid";
+}
+
+const char *wk_glu_name(wk_glu_kind kind)
+{
+    return (unsigned)kind < WK_GLU_COUNT ? glu_names[kind] : "invalid";
 }
 
 /* Float dtypes take every op; ints only the ops that stay in the integers (neg: signed only). */
@@ -83,6 +93,44 @@ wk_status wk_elu(const wk_tensor *x, double alpha, wk_tensor **out)
     WK_TRY(WK_CHECK_SLOT(op, x, elu));
     WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &o));
     return wk_finish(WK_SLOT(o, elu, x, alpha, o), o, out);
+}
+
+wk_status wk_leaky_relu(const wk_tensor *x, double negative_slope, wk_tensor **out)
+{
+    static const char op[] = "leaky_relu";
+    wk_tensor *o = NULL;
+    WK_TRY(check_in_out(op, x, out));
+    WK_TRY(wk_check_float(op, x));
+    WK_TRY(WK_CHECK_SLOT(op, x, leaky_relu));
+    WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &o));
+    return wk_finish(WK_SLOT(o, leaky_relu, x, negative_slope, o), o, out);
+}
+
+/* a and b: views of the first and second halves of x's last dim; out of their shape. */
+wk_status wk_glu(wk_glu_kind kind, const wk_tensor *x, wk_tensor **out)
+{
+    char name[32];
+    if ((unsigned)kind >= WK_GLU_COUNT)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "glu: invalid kind %d", (int)kind);
+    snprintf(name, sizeof name, "%s", glu_names[kind]);
+    WK_TRY(check_in_out(name, x, out));
+    WK_TRY(wk_check_float(name, x));
+    if (x->rank < 1 || x->shape[x->rank - 1] % 2 != 0)
+        return wk_error(WK_ERR_SHAPE, "%s: x needs an even last dim to split in halves (rank %d, last dim %lld)",
+                        name, x->rank, x->rank ? (long long)x->shape[x->rank - 1] : 0LL);
+    WK_TRY(WK_CHECK_SLOT(name, x, glu));
+    int64_t h = x->shape[x->rank - 1] / 2;
+    wk_tensor *a = NULL, *b = NULL, *o = NULL;
+    wk_status s = wk_narrow(x, -1, 0, h, &a);
+    if (s == WK_OK)
+        s = wk_narrow(x, -1, h, h, &b);
+    if (s == WK_OK)
+        s = wk_alloc_output(name, wk_dev(x), x->dtype, a->rank, a->shape, &o);
+    if (s == WK_OK)
+        s = wk_finish(WK_SLOT(o, glu, kind, a, b, o), o, out);
+    wk_tensor_release(a);
+    wk_tensor_release(b);
+    return s;
 }
 
 wk_status wk_clamp(const wk_tensor *x, double lo, double hi, wk_tensor **out)

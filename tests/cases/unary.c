@@ -1,9 +1,11 @@
-/* unary.c: case family 'unary': every one-input element-wise op (unary ops, affine, powf, elu, clamp) on every
- * dtype it supports and every layout, against a float64 reference (wrapping integer arithmetic for ints). */
+/* unary.c: case family 'unary': every one-input element-wise op (unary ops, affine, powf, elu, leaky_relu, clamp)
+ * on every dtype it supports and every layout, and glu over the halves of one input, against a float64 reference
+ * (wrapping integer arithmetic for ints). */
 #include "elementwise.h"
 
-/* iparam[0]: kind; iparam[1]: the wk_unary_op of KIND_UNARY. fparam: the op's scalars. */
-enum { KIND_UNARY, KIND_AFFINE, KIND_POWF, KIND_ELU, KIND_CLAMP };
+/* iparam[0]: kind; iparam[1]: the wk_unary_op of KIND_UNARY, the wk_glu_kind of KIND_GLU. fparam: the op's
+ * scalars. */
+enum { KIND_UNARY, KIND_AFFINE, KIND_POWF, KIND_ELU, KIND_CLAMP, KIND_LEAKY_RELU, KIND_GLU };
 
 /* ---- reference */
 
@@ -14,6 +16,9 @@ static double ref_round_half_even(double x)
         return f + 1.0;
     return f;
 }
+
+/* min(max(r, 0), 6) with NaN kept (fmin/fmax would drop it). */
+static double ref_relu6(double r) { return isnan(r) ? r : r < 0 ? 0.0 : r > 6 ? 6.0 : r; }
 
 static double ref_float_unary(wk_unary_op op, double x)
 {
@@ -38,6 +43,10 @@ static double ref_float_unary(wk_unary_op op, double x)
     case WK_UNARY_NEG: return -x;
     case WK_UNARY_RELU: return isnan(x) ? x : x < 0 ? 0.0 : x;
     case WK_UNARY_SIGN: return isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
+    case WK_UNARY_SOFTPLUS: return x > 20 ? x : log1p(exp(x));
+    case WK_UNARY_MISH: return x * tanh(log1p(exp(x)));
+    case WK_UNARY_HARDSWISH: return x * ref_relu6(x + 3) / 6;
+    case WK_UNARY_HARDSIGMOID: return ref_relu6(x + 3) / 6;
     }
     return NAN;
 }
@@ -89,6 +98,7 @@ static double ref_one(const wkt_case *c, double x)
     }
     case KIND_POWF: return wkt_round_to(dt, pow(x, ref_scalar(dt, c->fparam[0])));
     case KIND_ELU: return wkt_round_to(dt, x > 0 ? x : c->fparam[0] * (exp(x) - 1.0));
+    case KIND_LEAKY_RELU: return wkt_round_to(dt, x > 0 ? x : x * ref_scalar(dt, c->fparam[0]));
     case KIND_CLAMP: {
         double lo = ref_scalar(dt, c->fparam[0]), hi = ref_scalar(dt, c->fparam[1]);
         return isnan(x) ? x : wkt_round_to(dt, x < lo ? lo : x > hi ? hi : x);
@@ -117,6 +127,7 @@ static wkt_dist input_dist(const wkt_case *c)
     case WK_UNARY_EXP: return (wkt_dist){-10, 10};
     case WK_UNARY_LOG: case WK_UNARY_SQRT: return (wkt_dist){0, 9};
     case WK_UNARY_SQR: return (wkt_dist){-20, 20};
+    case WK_UNARY_SOFTPLUS: case WK_UNARY_MISH: return (wkt_dist){-30, 30}; /* softplus's threshold at 20 */
     default: return (wkt_dist){-4, 4};
     }
 }
@@ -152,6 +163,7 @@ static wk_status call_op(const wkt_case *c, const wk_tensor *x, wk_tensor **o)
     case KIND_AFFINE: return wk_affine(x, c->fparam[0], c->fparam[1], o);
     case KIND_POWF: return wk_powf(x, c->fparam[0], o);
     case KIND_ELU: return wk_elu(x, c->fparam[0], o);
+    case KIND_LEAKY_RELU: return wk_leaky_relu(x, c->fparam[0], o);
     case KIND_CLAMP: return wk_clamp(x, c->fparam[0], c->fparam[1], o);
     default: return wk_unary((wk_unary_op)c->iparam[1], x, o);
     }
@@ -188,6 +200,54 @@ done:
     wk_tensor_release(o);
 }
 
+/* ---- glu: x (..., 2H) -> out (..., H), a and b the halves of each row of x's last dim */
+
+static double ref_glu(wk_glu_kind kind, double a, double b)
+{
+    switch (kind) {
+    case WK_GLU_SIGMOID: return a * ref_float_unary(WK_UNARY_SIGMOID, b);
+    case WK_GLU_SWIGLU: return ref_float_unary(WK_UNARY_SILU, a) * b;
+    case WK_GLU_GEGLU: return ref_float_unary(WK_UNARY_GELU_ERF, a) * b;
+    case WK_GLU_GEGLU_TANH: return ref_float_unary(WK_UNARY_GELU, a) * b;
+    }
+    return NAN;
+}
+
+static void run_glu(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
+{
+    int64_t n = 1, oshape[WK_MAX_RANK];
+    for (int i = 0; i < c->rank; i++)
+        n *= c->shape[i], oshape[i] = c->shape[i];
+    int64_t w = c->shape[c->rank - 1], h = w / 2;
+    oshape[c->rank - 1] = h;
+    wkt_dist d = {-4, 4};
+    double *xv = malloc((size_t)n * sizeof *xv + 1), *want = malloc((size_t)n / 2 * sizeof *want + 1), *got = NULL;
+    wk_tensor *x = NULL, *o = NULL;
+    if (!xv || !want) {
+        wkt_fail(r, "out of host memory");
+        goto done;
+    }
+    for (int64_t i = 0; i < n; i++)
+        xv[i] = ew_float(rng, c->dtype, d.lo, d.hi, true);
+    if (wkt_failed(ew_tensor(dev, c->dtype, c->rank, c->shape, c->layout, d, rng, &xv, &x), r, "make input") ||
+        wkt_failed(wk_glu((wk_glu_kind)c->iparam[1], x, &o), r, c->op))
+        goto done;
+    got = ew_read(o, c->dtype, c->rank, oshape, r);
+    if (!got)
+        goto done;
+    for (int64_t i = 0; i < n / 2; i++) {
+        int64_t row = i / h, j = i - row * h;
+        want[i] = wkt_round_to(c->dtype, ref_glu((wk_glu_kind)c->iparam[1], xv[row * w + j], xv[row * w + h + j]));
+    }
+    wkt_compare(c->dtype, got, want, n / 2, wkt_tol(c->dtype, WKT_TOL_ELEMENTWISE), false, r);
+done:
+    free(xv);
+    free(want);
+    free(got);
+    wk_tensor_release(x);
+    wk_tensor_release(o);
+}
+
 /* ---- the table */
 
 static const wk_dtype all_dtypes[] = {WK_U8, WK_U32, WK_I32, WK_I64, WK_F16, WK_BF16, WK_F32, WK_F64};
@@ -208,6 +268,49 @@ static void add(wkt_list *l, const char *op, int kind, int uop, wk_dtype dt, wkt
     for (int i = 0; i < rank; i++)
         c.shape[i] = shape[i];
     wkt_add(l, &c);
+}
+
+/* x's last dim even (the halves). glu_rows: halves of 2048, whole 16-byte vectors for every dtype (a GPU's row
+ * path), above the threading grain; glu_odd: halves of 35, the element paths; glu_vec: one row. */
+static const int64_t glu_flat[] = {37, 64};
+static const int64_t glu_cube[] = {5, 7, 34};
+static const int64_t glu_rows[] = {96, 4096};
+static const int64_t glu_odd[] = {3, 70};
+static const int64_t glu_vec[] = {64};
+
+static void glu_cases(wkt_list *l)
+{
+    for (int kind = 0; kind < WK_GLU_COUNT; kind++) {
+        const char *name = wk_glu_name((wk_glu_kind)kind);
+        for (int k = 0; k < 4; k++) {
+            wk_dtype dt = float_dtypes[k];
+            wkt_case c = {.family = "unary", .dtype = dt, .layout = WKT_CONTIG, .rank = 2, .run = run_glu,
+                          .iparam = {KIND_GLU, kind}};
+            snprintf(c.op, sizeof c.op, "%s", name);
+            memcpy(c.shape, glu_flat, sizeof glu_flat);
+            wkt_add(l, &c);
+            c.rank = 3, c.layout = strided_layouts[(kind + k) % 4];
+            memcpy(c.shape, glu_cube, sizeof glu_cube);
+            wkt_add(l, &c);
+            c.rank = 2, c.layout = k % 2 ? WKT_OFFSET : WKT_CONTIG;
+            memcpy(c.shape, glu_rows, sizeof glu_rows);
+            wkt_add(l, &c);
+        }
+        wkt_case c = {.family = "unary", .dtype = WK_F32, .layout = WKT_TRANSPOSED, .rank = 2, .run = run_glu,
+                      .iparam = {KIND_GLU, kind}};
+        snprintf(c.op, sizeof c.op, "%s", name);
+        memcpy(c.shape, glu_odd, sizeof glu_odd);
+        wkt_add(l, &c);
+        c.layout = WKT_CONTIG, c.dtype = WK_BF16;
+        wkt_add(l, &c);
+        c.rank = 1, c.dtype = float_dtypes[kind];
+        memcpy(c.shape, glu_vec, sizeof glu_vec);
+        wkt_add(l, &c);
+        c.rank = 3, c.dtype = WK_F16;
+        memcpy(c.shape, shape_empty, sizeof shape_empty); /* {4, 0, 3}: empty, odd last dim is checked first */
+        c.shape[2] = 6;
+        wkt_add(l, &c);
+    }
 }
 
 static bool int_ok(wk_unary_op op, wk_dtype dt)
@@ -279,15 +382,47 @@ static void param_cases(wkt_list *l)
     add(l, "powf", KIND_POWF, 0, WK_F64, WKT_CONTIG, 0, NULL, 2, -1);
     add(l, "elu", KIND_ELU, 0, WK_F32, WKT_TRANSPOSED, 2, shape_big, 0.7, 0);
     add(l, "elu", KIND_ELU, 0, WK_F16, WKT_CONTIG, 3, shape_empty, 1, 0);
+    for (int k = 0; k < 4; k++) {
+        add(l, "leaky_relu", KIND_LEAKY_RELU, 0, float_dtypes[k], WKT_CONTIG, 2, shape_flat, k % 2 ? 0.2 : 0.01, 0);
+        add(l, "leaky_relu", KIND_LEAKY_RELU, 0, float_dtypes[k], strided_layouts[k], 3, shape_cube, -1.5, 0);
+    }
+    add(l, "leaky_relu", KIND_LEAKY_RELU, 0, WK_F32, WKT_TRANSPOSED, 2, shape_big, 0.1, 0);
+    add(l, "leaky_relu", KIND_LEAKY_RELU, 0, WK_F64, WKT_OFFSET, 0, NULL, 0.3, 0);
+    add(l, "leaky_relu", KIND_LEAKY_RELU, 0, WK_BF16, WKT_CONTIG, 3, shape_empty, 0.01, 0);
 }
 
 static void cases(wkt_list *l)
 {
     unary_cases(l);
     param_cases(l);
+    glu_cases(l);
 }
 
 /* ---- error paths */
+
+/* glu: kinds, dtypes, odd or missing last dims; xf is f32 (2, 3): an odd last dim. */
+static void glu_errors(wkt_errctx *e, wk_tensor *xf)
+{
+    wk_tensor *o = NULL, *x0 = NULL, *xe = NULL;
+    const int64_t even[2] = {2, 4};
+    EW_EXPECT(e, o, wk_glu(WK_GLU_SWIGLU, xf, &o), WK_ERR_SHAPE, "swiglu");
+    EW_EXPECT(e, o, wk_glu(WK_GLU_SIGMOID, NULL, &o), WK_ERR_INVALID_ARGUMENT, "glu");
+    EW_EXPECT(e, o, wk_glu(WK_GLU_GEGLU, xf, NULL), WK_ERR_INVALID_ARGUMENT, "geglu");
+    EW_EXPECT(e, o, wk_glu((wk_glu_kind)WK_GLU_COUNT, xf, &o), WK_ERR_INVALID_ARGUMENT, "glu");
+    EW_EXPECT(e, o, wk_glu((wk_glu_kind)-1, xf, &o), WK_ERR_INVALID_ARGUMENT, "glu");
+    if (wk_tensor_empty(e->dev, WK_F32, 0, NULL, &x0) == WK_OK)
+        EW_EXPECT(e, o, wk_glu(WK_GLU_GEGLU_TANH, x0, &o), WK_ERR_SHAPE, "geglu_tanh");
+    if (wk_tensor_empty(e->dev, WK_I32, 2, even, &xe) == WK_OK)
+        EW_EXPECT(e, o, wk_glu(WK_GLU_SWIGLU, xe, &o), WK_ERR_DTYPE, "swiglu");
+    e->checks++;
+    if (strcmp(wk_glu_name(WK_GLU_SWIGLU), "swiglu") != 0 ||
+        strcmp(wk_glu_name((wk_glu_kind)WK_GLU_COUNT), "invalid") != 0) {
+        e->failures++;
+        printf("FAIL wk_glu_name: wrong names\n");
+    }
+    wk_tensor_release(x0);
+    wk_tensor_release(xe);
+}
 
 static void errors(wkt_errctx *e)
 {
@@ -316,6 +451,13 @@ static void errors(wkt_errctx *e)
     EW_EXPECT(e, o, wk_powf(NULL, 2, &o), WK_ERR_INVALID_ARGUMENT, "powf");
     EW_EXPECT(e, o, wk_elu(xu8, 1, &o), WK_ERR_DTYPE, "elu");
     EW_EXPECT(e, o, wk_elu(xf, 1, NULL), WK_ERR_INVALID_ARGUMENT, "elu");
+    EW_EXPECT(e, o, wk_leaky_relu(xi, 0.1, &o), WK_ERR_DTYPE, "leaky_relu");
+    EW_EXPECT(e, o, wk_leaky_relu(NULL, 0.1, &o), WK_ERR_INVALID_ARGUMENT, "leaky_relu");
+    EW_EXPECT(e, o, wk_leaky_relu(xf, 0.1, NULL), WK_ERR_INVALID_ARGUMENT, "leaky_relu");
+    for (int k = 0; k < WK_UNARY_COUNT; k++) /* the activations added after sign are float only */
+        if (k >= WK_UNARY_SOFTPLUS)
+            EW_EXPECT(e, o, wk_unary((wk_unary_op)k, xi, &o), WK_ERR_DTYPE, wk_unary_name((wk_unary_op)k));
+    glu_errors(e, xf);
     EW_EXPECT(e, o, wk_clamp(xf, 2, 1, &o), WK_ERR_INVALID_ARGUMENT, "clamp");
     EW_EXPECT(e, o, wk_clamp(xi, 0, NAN, &o), WK_ERR_INVALID_ARGUMENT, "clamp");
     EW_EXPECT(e, o, wk_clamp(NULL, 0, 1, &o), WK_ERR_INVALID_ARGUMENT, "clamp");

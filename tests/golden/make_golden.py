@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """make_golden.py: writes the PyTorch golden files (tests/golden/*.txt) that tests/test_golden.c checks wick
-against, for the semantics PyTorch defines: conv, pooling, upsampling, gather/scatter, sort, round, casts, pad and
-the reordering ops (flip, roll, repeat, repeat_interleave, one_hot).
+against, for the semantics PyTorch defines: conv, pooling, upsampling, gather/scatter, sort, round, casts,
+softmax, pad and the reordering ops (flip, roll, repeat, repeat_interleave, one_hot), the activations (softplus,
+mish, hardswish, hardsigmoid, leaky_relu, the glu kinds), tril/triu, masked_fill.
 
 Run with Debian's python3-torch (1.13): /usr/bin/python3 tests/golden/make_golden.py [outdir]
 Deterministic: every golden draws from its own generator seeded by the CRC32 of its name. f16/bf16 goldens
@@ -16,6 +17,8 @@ File format (tokens separated by whitespace; '#' starts a comment that runs to t
                                     upsample_nearest1d upsample_nearest2d upsample_bilinear2d gather scatter
                                     scatter_add index_add index_select sort argsort argmax argmin round cast
                                     softmax log_softmax pad flip roll repeat repeat_interleave one_hot
+                                    softplus mish hardswish hardsigmoid leaky_relu glu
+                                    swiglu geglu geglu_tanh tril triu masked_fill
   int KEY N v1 .. vN                integer parameters (stride, padding, dim, size, descending, inplace, ...)
   real KEY N v1 .. vN               float parameters (scale)
   in KEY DTYPE RANK d1 .. dRANK v.. an input tensor, row-major; every value exactly representable in DTYPE
@@ -671,11 +674,63 @@ def reorder_family(o):
         ids = randi(gen(name), shape, 0, hi)
         o.record(name, "one_hot", ints=[("classes", [classes])], ins=[("x", "i64", ids)],
                  outs=[("out", "i64", F.one_hot(ids, classes))])
+# ---------------------------------------------------------------- activations
+ACT_SPECIAL = [math.nan, math.inf, -math.inf, 0.0, -0.0, 20.0, 20.5, 19.5, -3.0, 3.0, -20.0, 88.5, -88.5]
+
+
+def act_input(name, dt, lo, hi):
+    """Specials (NaN, infinities, signed zeros, the thresholds of softplus and hardswish), then random values."""
+    return torch.cat([rounded(torch.tensor(ACT_SPECIAL, dtype=torch.float64), dt),
+                      randf(gen(name), (60,), dt, lo, hi)])
+
+
+def glu_ref(kind, x):
+    a, b = x.chunk(2, dim=-1)
+    if kind == "glu":
+        return F.glu(x, dim=-1)
+    if kind == "swiglu":
+        return F.silu(a) * b
+    return F.gelu(a, approximate="tanh" if kind == "geglu_tanh" else "none") * b
+
+
+def activation_family(o):
+    for dt in FLOATS:
+        for opname, fn in (("softplus", F.softplus), ("mish", F.mish), ("hardswish", F.hardswish),
+                           ("hardsigmoid", F.hardsigmoid)):
+            name = "%s.%s.range" % (opname, dt)
+            x = act_input(name, dt, -25, 25)
+            o.record(name, opname, ins=[("x", dt, x)], outs=[("out", dt, fn(x))])
+        name = "leaky_relu.%s.slope" % dt
+        x = act_input(name, dt, -4, 4)
+        o.record(name, "leaky_relu", reals=[("negative_slope", [0.2])], ins=[("x", dt, x)],
+                 outs=[("out", dt, F.leaky_relu(x, 0.2))])
+        for kind in ("glu", "swiglu", "geglu", "geglu_tanh"):
+            name = "%s.%s.halves" % (kind, dt)
+            x = randf(gen(name), (5, 14), dt, -4, 4)
+            x[0, :] = rounded(torch.tensor(ACT_SPECIAL + [1.0], dtype=torch.float64), dt)  # specials in a and b
+            o.record(name, kind, ins=[("x", dt, x)], outs=[("out", dt, glu_ref(kind, x))])
+
+
+# ---------------------------------------------------------------- masks
+def mask_family(o):
+    for dt in TDT:
+        for op, fn in (("tril", torch.tril), ("triu", torch.triu)):
+            for d in (-2, 0, 3):
+                name = "%s.%s.diag%d" % (op, dt, d)
+                x = randv(gen(name), (2, 5, 7), dt, full=True)
+                o.record(name, op, ints=[("diagonal", [d])], ins=[("x", dt, x)], outs=[("out", dt, fn(x, d))])
+        name = "masked_fill.%s.broadcast" % dt
+        r = gen(name)
+        x = randv(r, (3, 4, 6), dt, full=True)
+        mask = randi(r, (4, 1), 0, 1)
+        value = -math.inf if dt in FLOATS else (9 if dt in ("u8", "u32") else -7)
+        o.record(name, "masked_fill", reals=[("value", [value])], ins=[("x", dt, x), ("mask", "u8", mask)],
+                 outs=[("out", dt, x.masked_fill(mask.bool(), value))])
 
 
 FAMILIES = [("conv", conv_family), ("pool", pool_family), ("upsample", upsample_family), ("index", index_family),
             ("sort", sort_family), ("round", round_family), ("cast", cast_family), ("softmax", softmax_family),
-            ("reorder", reorder_family)]
+            ("reorder", reorder_family), ("activation", activation_family), ("mask", mask_family)]
 
 
 def main():

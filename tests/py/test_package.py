@@ -69,7 +69,9 @@ def test_unary():
             "gelu_erf": lambda x: x * (1 + erf(x / math.sqrt(2))) / 2, "silu": lambda x: x / (1 + np.exp(-x)),
             "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "ceil": np.ceil, "floor": np.floor, "round": np.round,
             "sqr": np.square, "abs": np.abs, "neg": np.negative, "relu": lambda x: np.maximum(x, 0),
-            "sign": np.sign}
+            "sign": np.sign, "softplus": lambda x: np.where(x > 20, x, np.log1p(np.exp(x))),
+            "mish": lambda x: x * np.tanh(np.log1p(np.exp(x))), "hardswish": lambda x: x * np.clip(x + 3, 0, 6) / 6,
+            "hardsigmoid": lambda x: np.clip(x + 3, 0, 6) / 6}
     check(set(refs) == set(wick.UNARY), f"unary names {wick.UNARY}")
     for dt in ("f32", "f16"):
         for name in wick.UNARY:
@@ -95,6 +97,16 @@ def test_parametric():
         close(wick.powf(p, 2.5), pv ** 2.5, dt, "powf")
         close(wick.elu(x, 0.7), np.where(xv > 0, xv, 0.7 * np.expm1(xv)), dt, "elu")
         close(wick.clamp(x, -0.5, 0.75), np.clip(xv, -0.5, 0.75), dt, "clamp")
+        close(wick.leaky_relu(x, 0.1), np.where(xv > 0, xv, 0.1 * xv), dt, "leaky_relu")
+        g, gv = rand((3, 8), dt)
+        sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+        close(wick.glu(g), gv[:, :4] * sig(gv[:, 4:]), dt, "glu")
+        close(wick.glu(g, "swiglu"), gv[:, :4] * sig(gv[:, :4]) * gv[:, 4:], dt, "swiglu")
+        close(wick.tril(x, 1), np.tril(xv, 1), dt, "tril")
+        close(wick.triu(x, -1), np.triu(xv, -1), dt, "triu")
+        m = np.arange(6) % 2 == 0
+        close(wick.masked_fill(x, m, -1.5), np.where(m, -1.5, xv), dt, "masked_fill")
+    raises("WK_ERR_SHAPE", lambda: wick.glu(wick.zeros(3, "f32")), "glu of an odd last dim", "glu")
     i, iv = rand((10,), "i64", -100, 100)
     close(wick.affine(i, 3, 7), (iv * 3 + 7).astype(np.int64), "i64", "affine i64")
     close(wick.clamp(i, -5, 5), np.clip(iv, -5, 5).astype(np.int64), "i64", "clamp i64")

@@ -8,6 +8,7 @@
 #include "conv.h"
 #include "copy.h"
 #include "index.h"
+#include "mask.h"
 #include "norm.h"
 #include "pool.h"
 #include "probe.h"
@@ -21,7 +22,8 @@
 
 #define WK_GPU_KERNEL_SETS(X)                                                                                     \
     WK_BINARY_KERNELS(X) WK_CAST_KERNELS(X) WK_CONV_KERNELS(X) WK_COPY_KERNELS(X) WK_INDEX_KERNELS(X)              \
-    WK_NORM_KERNELS(X) WK_POOL_KERNELS(X) WK_PROBE_KERNELS(X) WK_RAND_KERNELS(X) WK_REDUCE_KERNELS(X)              \
-    WK_REORDER_KERNELS(X) WK_ROPE_KERNELS(X) WK_SORT_KERNELS(X) WK_UNARY_KERNELS(X) WK_UPSAMPLE_KERNELS(X)
+    WK_MASK_KERNELS(X) WK_NORM_KERNELS(X) WK_POOL_KERNELS(X) WK_PROBE_KERNELS(X) WK_RAND_KERNELS(X)                 \
+    WK_REDUCE_KERNELS(X) WK_REORDER_KERNELS(X) WK_ROPE_KERNELS(X) WK_SORT_KERNELS(X) WK_UNARY_KERNELS(X)           \
+    WK_UPSAMPLE_KERNELS(X)
 
 #endif

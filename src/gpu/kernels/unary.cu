@@ -1,5 +1,6 @@
 /* unary.cu: the one-input element-wise kernels: unary_<op>_<sfx>, affine_<sfx>, powf_<sfx>, elu_<sfx>,
- * clamp_<sfx>. Same results as cpu/unary.c; contiguous aligned operands move in 16-byte vectors. */
+ * leaky_relu_<sfx>, clamp_<sfx>, glu_<kind>_<sfx>. Same results as cpu/unary.c; contiguous aligned operands (glu:
+ * aligned rows) move in 16-byte vectors. */
 #include "common.cuh"
 #include "unary.h"
 
@@ -85,6 +86,8 @@ __device__ __forceinline__ double un_gelu_of(double v)
     return v * e / (1.0 + e);
 }
 
+template <class C> __device__ __forceinline__ C un_relu6_of(C r) { return r < (C)0 ? (C)0 : r > (C)6 ? (C)6 : r; }
+
 #define UN_FLOAT_OP(name, ef, ed)                                                  \
     struct un_##name {                                                             \
         __device__ __forceinline__ float operator()(float v) const { return ef; }  \
@@ -106,6 +109,12 @@ UN_FLOAT_OP(sigmoid, un_sigmoidf(v), 1.0 / (1.0 + exp(-v)))
 UN_FLOAT_OP(ceil, ceilf(v), ceil(v))
 UN_FLOAT_OP(floor, floorf(v), floor(v))
 UN_FLOAT_OP(round, rintf(v), rint(v)) /* half to even */
+/* PyTorch's defaults: softplus with threshold 20 (beta 1), mish without one (e^x overflowing to inf gives x). */
+UN_FLOAT_OP(softplus, v > 20.0f ? v : log1pf(expf(v)), v > 20.0 ? v : log1p(exp(v)))
+UN_FLOAT_OP(mish, v * tanhf(log1pf(expf(v))), v * tanh(log1p(exp(v))))
+/* relu6(x + 3) / 6, NaN passing through both comparisons; hardswish(-inf) = -inf * 0 = NaN, as on the CPU. */
+UN_FLOAT_OP(hardsigmoid, un_relu6_of(v + 3.0f) / 6.0f, un_relu6_of(v + 3.0) / 6.0)
+UN_FLOAT_OP(hardswish, v * un_relu6_of(v + 3.0f) / 6.0f, v * un_relu6_of(v + 3.0) / 6.0)
 #undef UN_FLOAT_OP
 
 /* The ops ints take too. Unsigned: abs and relu are the identity; neg is instantiated for signed ints only. */
@@ -236,6 +245,76 @@ template <class T, class, int> __device__ __forceinline__ void powf_run(const wk
 template <class T, class, int> __device__ __forceinline__ void elu_run(const wk_gpu_unary_args &p)
 {
     un_run((const T *)p.x, p.lx, (T *)p.out, p.n, un_elu{p.s0.f64});
+}
+
+/* NaN fails v > 0 and gives NaN * slope = NaN. */
+struct un_leaky_relu {
+    double slope;
+    __device__ __forceinline__ float operator()(float v) const { return v > 0.0f ? v : v * (float)slope; }
+    __device__ __forceinline__ double operator()(double v) const { return v > 0.0 ? v : v * slope; }
+};
+
+template <class T, class, int> __device__ __forceinline__ void leaky_relu_run(const wk_gpu_unary_args &p)
+{
+    un_run((const T *)p.x, p.lx, (T *)p.out, p.n, un_leaky_relu{p.s0.f64});
+}
+
+/* ---- glu: out = f(a, b) over the halves a (p.x) and b (p.x2) of one input, both in layout p.lx. The activations
+ * are the unary ops' own functors, so swiglu is silu(a) * b to the bit. */
+
+#define UN_GLU(name, expr)                                                                                        \
+    struct un_glu_##name {                                                                                        \
+        template <class C> __device__ __forceinline__ C operator()(C a, C b) const { return expr; }               \
+    };
+UN_GLU(sigmoid, a * un_sigmoid()(b))
+UN_GLU(swiglu, un_silu()(a) * b)
+UN_GLU(geglu, un_gelu_erf()(a) * b)
+UN_GLU(geglu_tanh, un_gelu()(a) * b)
+#undef UN_GLU
+
+/* The row path (p.hv > 0): vector v of out is vector c = v % hv of row r = v / hv of a and b; the host chose it
+ * only where every such vector is aligned. Div divides by hv: wk_div32 below 2^31 vectors, else wk_div64. */
+template <class T, class F, class Div>
+__device__ __forceinline__ void un_glu_rows(const T *a, const T *b, T *o, int64_t nv, int64_t hv, int64_t rs, Div dv,
+                                            F f)
+{
+    constexpr int N = un_pack<T>::n;
+    WK_GRID_LOOP(v, nv) {
+        int64_t r = (int64_t)dv((decltype(dv(0)))v), off = r * rs + (v - r * hv) * N;
+        un_pack<T> pa, pb, res;
+        pa.w = wk_ldg(reinterpret_cast<const wk_w16 *>(a + off));
+        pb.w = wk_ldg(reinterpret_cast<const wk_w16 *>(b + off));
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            wk_st(&res.t[j], f(wk_ld(&pa.t[j]), wk_ld(&pb.t[j])));
+        reinterpret_cast<wk_w16 *>(o)[v] = res.w;
+    }
+}
+
+template <class F, class T, int> __device__ __forceinline__ void glu_run(const wk_gpu_unary_args &p)
+{
+    const T *a = (const T *)p.x, *b = (const T *)p.x2;
+    T *o = (T *)p.out;
+    const int64_t n = p.n;
+    if (p.hv > 0) {
+        const int64_t nv = n / un_pack<T>::n; /* rows of whole vectors: no tail */
+        if (nv <= (int64_t)INT32_MAX)
+            un_glu_rows(a, b, o, nv, p.hv, p.rs, wk_div32{p.dv.m, p.dv.s}, F());
+        else
+            un_glu_rows(a, b, o, nv, p.hv, p.rs, wk_div64{p.hv}, F());
+    } else if (n <= (int64_t)UINT32_MAX) {
+#pragma unroll 1
+        WK_GRID_LOOP(i, n) {
+            int64_t off = wk_offset32(p.lx, (uint32_t)i);
+            wk_st(o + i, F()(wk_ld(a + off), wk_ld(b + off)));
+        }
+    } else {
+#pragma unroll 1
+        WK_GRID_LOOP(i, n) {
+            int64_t off = wk_offset(p.lx, i);
+            wk_st(o + i, F()(wk_ld(a + off), wk_ld(b + off)));
+        }
+    }
 }
 
 WK_UNARY_KERNELS(WK_DEFINE_KERNELS)

@@ -1,5 +1,5 @@
 /* unary.h: the unary family's interface (kernels/unary.cu, gpu/unary.c): one-input element-wise ops
- * (unary_<op>), and the ones with scalars: affine, clamp, powf, elu. */
+ * (unary_<op>), the ones with scalars: affine, clamp, powf, elu, leaky_relu, and glu over two halves of one input. */
 #ifndef WK_GPU_KERNELS_UNARY_H
 #define WK_GPU_KERNELS_UNARY_H
 
@@ -23,11 +23,18 @@ typedef union wk_gpu_unary_scalar {
 } wk_gpu_unary_scalar;
 
 typedef struct wk_gpu_unary_args {
-    const void *x;            /* the input, layout lx over out's shape */
+    const void *x;            /* the input, layout lx over out's shape (glu: the half a) */
     wk_gpu_layout lx;
     void *out;                /* contiguous: n elements of x's dtype */
     int64_t n;
-    wk_gpu_unary_scalar s0, s1; /* affine: mul, add; clamp: lo, hi; powf: the exponent; elu: alpha; else unused */
+    wk_gpu_unary_scalar s0, s1; /* affine: mul, add; clamp: lo, hi; powf: the exponent; elu: alpha; leaky_relu: the
+                                 * negative slope; else unused */
+    /* glu only: x2 is the half b, in a's layout lx. hv > 0 selects the row path: a and b are rows of hv
+     * WK_UNARY_VEC_BYTES vectors, row r starting rs elements after row r-1, every pointer and row start
+     * WK_UNARY_VEC_BYTES-aligned; dv divides by hv when n / (vector elements) < 2^31. */
+    const void *x2;
+    int64_t hv, rs;
+    wk_gpu_divisor dv;
 } wk_gpu_unary_args;
 
 /* Signed ints and floats: the dtypes neg takes (slot = wk_dtype). */
@@ -45,15 +52,25 @@ typedef struct wk_gpu_unary_args {
     Y(X, SQRT, sqrt, DT_FLOAT) Y(X, GELU, gelu, DT_FLOAT) Y(X, GELU_ERF, gelu_erf, DT_FLOAT)                      \
     Y(X, SILU, silu, DT_FLOAT) Y(X, SIGMOID, sigmoid, DT_FLOAT) Y(X, CEIL, ceil, DT_FLOAT)                        \
     Y(X, FLOOR, floor, DT_FLOAT) Y(X, ROUND, round, DT_FLOAT) Y(X, SQR, sqr, DT_ALL) Y(X, ABS, abs, DT_ALL)      \
-    Y(X, NEG, neg, UNARY_SIGNED) Y(X, RELU, relu, DT_ALL) Y(X, SIGN, sign, DT_ALL)
+    Y(X, NEG, neg, UNARY_SIGNED) Y(X, RELU, relu, DT_ALL) Y(X, SIGN, sign, DT_ALL)                            \
+    Y(X, SOFTPLUS, softplus, DT_FLOAT) Y(X, MISH, mish, DT_FLOAT) Y(X, HARDSWISH, hardswish, DT_FLOAT)            \
+    Y(X, HARDSIGMOID, hardsigmoid, DT_FLOAT)
 #define WK_UNARY_OP_SET_(X, OP, name, AX) X(unary, unary_##name, wk_gpu_unary_args, AX, NONE, ONE, )
 
-/* unary_<op>_<dtype>, affine_<dtype>, clamp_<dtype>, powf_<dtype>, elu_<dtype>. */
+/* The glu kinds as an axis, slot = wk_glu_kind; the item is the kind's functor in unary.cu. */
+#define WK_AX_GLU_KINDS(Y, N, ...)                                                                                \
+    Y(_glu, un_glu_sigmoid, __VA_ARGS__) Y(_swiglu, un_glu_swiglu, __VA_ARGS__)                                   \
+    Y(_geglu, un_glu_geglu, __VA_ARGS__) Y(_geglu_tanh, un_glu_geglu_tanh, __VA_ARGS__)
+
+/* unary_<op>_<dtype>, affine_<dtype>, clamp_<dtype>, powf_<dtype>, elu_<dtype>, leaky_relu_<dtype>,
+ * glu_<kind>_<dtype>. */
 #define WK_UNARY_KERNELS(X)                                                                                       \
     WK_UNARY_OPS(WK_UNARY_OP_SET_, X)                                                                             \
     X(unary, affine, wk_gpu_unary_args, DT_ALL, NONE, ONE, )                                                      \
     X(unary, clamp, wk_gpu_unary_args, DT_ALL, NONE, ONE, )                                                       \
     X(unary, powf, wk_gpu_unary_args, DT_FLOAT, NONE, ONE, )                                                      \
-    X(unary, elu, wk_gpu_unary_args, DT_FLOAT, NONE, ONE, )
+    X(unary, elu, wk_gpu_unary_args, DT_FLOAT, NONE, ONE, )                                                       \
+    X(unary, leaky_relu, wk_gpu_unary_args, DT_FLOAT, NONE, ONE, )                                                \
+    X(unary, glu, wk_gpu_unary_args, GLU_KINDS, DT_FLOAT, ONE, )
 
 #endif
