@@ -1,16 +1,28 @@
 /* attention.c: the GPU's attention and kv_append slots: lengths and block ids checked on the device (the fault
  * record), then the fused kernel (kernels/attention.cu), split over keys with a merge when the items are too few. */
+#include <stdint.h>
 #include <string.h>
 
 #include "gpu/gpu.h"
 
-#define AT_BLOCKS_PER_SM 3 /* attn_fwd blocks an SM holds at once (registers: about 168 a thread on sm_90) */
+#define AT_BLOCKS_PER_SM 3 /* attn_fwd blocks an SM holds at once (128 to 168 registers a thread on sm_90) */
 #define AT_MIN_SPLIT 4     /* key tiles a split holds at least */
 
 static void strides4(const wk_tensor *t, int64_t s[4])
 {
     for (int i = 0; i < 4; i++)
         s[i] = t ? t->strides[i] : 0;
+}
+
+/* t (k or v) read by 16-byte vectors: unit stride along the head dim, base and every other stride 16-byte aligned,
+ * the head dim whole vectors. */
+static bool vec16(const wk_tensor *t)
+{
+    int64_t es = (int64_t)wk_dtype_size(t->dtype), vw = 16 / es;
+    bool ok = t->strides[3] == 1 && t->shape[3] % vw == 0 && (uintptr_t)wk_tensor_data(t) % 16 == 0;
+    for (int i = 0; i < 3; i++)
+        ok = ok && t->strides[i] % vw == 0;
+    return ok;
 }
 
 /* Queues the check of seq_lens (and the block ids they use) with the op's fault code; nothing without lengths. */
@@ -115,6 +127,7 @@ wk_status wk_gpu_attention(const wk_attn *a)
     q.softcap = (float)a->softcap;
     q.bias_kind = !b ? AT_BIAS_NONE : b->dtype == WK_U8 ? AT_BIAS_MASK : b->dtype == WK_F32 ? AT_BIAS_F32
                                                                                            : AT_BIAS_SAME;
+    q.vec = (vec16(k) ? AT_VEC_K : 0) | (vec16(v) ? AT_VEC_V : 0);
     cache_args(&q, a->seq_lens, a->block_table, a->block_size, k->shape[0], d, WK_GPU_FAULT_ATTENTION);
     WK_TRY(check_cache(d, &q, a->skv, 0));
     plan(d, &q);
@@ -139,6 +152,7 @@ wk_status wk_gpu_kv_append(const wk_kv_write *w)
     q.hkv = k->shape[1];
     q.d = k->shape[3];
     q.dv = w->v->shape[3];
+    q.snew = k->shape[2];
     cache_args(&q, w->seq_lens, w->block_table, w->block_size, w->k_cache->shape[0], d, WK_GPU_FAULT_KV_APPEND);
     WK_TRY(check_cache(d, &q, w->capacity, k->shape[2])); /* first: the append writes nothing once it faults */
     int64_t n = q.B * q.hkv * q.snew * (q.d + q.dv);

@@ -110,6 +110,34 @@ __device__ __forceinline__ void at_load_kv(const wk_gpu_attn_args &p, const at_i
     }
 }
 
+/* at_load_kv by 16-byte vectors (flag AT_VEC_K / AT_VEC_V: unit stride along the head dim, every row start and
+ * the base 16-byte aligned, the head dim whole vectors): the block's threads take (key, vector) pairs in turn. */
+template <class T, int TK, bool V>
+__device__ __forceinline__ void at_load_kv_vec(const wk_gpu_attn_args &p, const at_item &it, int64_t j0, int n,
+                                               float *buf)
+{
+    constexpr int VW = 16 / (int)sizeof(T);
+    const T *x = (const T *)(V ? p.v : p.k);
+    const int64_t *st = V ? p.vs : p.ks;
+    int dim = (int)(V ? p.dv : p.d), nv = dim / VW;
+    for (int e = (int)threadIdx.x; e < TK * nv; e += AT_THREADS) {
+        int c = e / nv, d = (e - c * nv) * VW;
+        int64_t off = c < n ? at_kv_off(p, st, it.b, it.kvh, j0 + c) : -1;
+        wk_w16 w = {};
+        if (off >= 0)
+            w = wk_ldg(reinterpret_cast<const wk_w16 *>(x + off + d));
+#pragma unroll
+        for (int u = 0; u < VW; u++) {
+            T t = wk_w16_get<T>(w, u);
+            float val = wk_ld(&t);
+            if (V)
+                buf[c * dim + d + u] = val;
+            else
+                buf[(d + u) * (TK + 1) + c] = val;
+        }
+    }
+}
+
 /* What a thread needs of each of the NR rows it scores: seen keys, ALiBi position and slope, bias offset. */
 template <int NR> struct at_rows {
     int64_t lo[NR], hi[NR], boff[NR];
@@ -139,13 +167,18 @@ __device__ __forceinline__ void at_scores(const wk_gpu_attn_args &p, const at_ro
 {
     int c = (int)threadIdx.x % TK, r0 = (int)threadIdx.x / TK, ld = (int)p.d + 1;
     float acc[NR];
-    for (int k = 0; k < NR; k++)
+    bool live[NR]; /* rows that see no key (rows past n: decode fills few of a block's rows) skip the products */
+#pragma unroll
+    for (int k = 0; k < NR; k++) {
         acc[k] = 0.0f;
+        live[k] = w.lo[k] < w.hi[k];
+    }
     for (int d = 0; d < p.d; d++) {
         float kv = sm.kv[d * (TK + 1) + c];
 #pragma unroll
         for (int k = 0; k < NR; k++)
-            acc[k] += sm.q[(r0 + k * (AT_THREADS / TK)) * ld + d] * kv;
+            if (live[k])
+                acc[k] += sm.q[(r0 + k * (AT_THREADS / TK)) * ld + d] * kv;
     }
     int64_t j = j0 + c;
 #pragma unroll
@@ -221,9 +254,12 @@ template <int TK> __device__ __forceinline__ void at_softmax(at_smem &sm, at_sta
 
 /* acc[e] += sum over the tile's keys of weight * v[c][e]; a key of weight 0 is skipped (its value may be NaN). */
 template <int TK>
-__device__ __forceinline__ void at_pv(const wk_gpu_attn_args &p, int n, const at_smem &sm, at_state &st)
+__device__ __forceinline__ void at_pv(const wk_gpu_attn_args &p, const at_item &it, int n, const at_smem &sm,
+                                      at_state &st)
 {
     int r = (int)threadIdx.x / 8, l8 = (int)threadIdx.x % 8, dv = (int)p.dv;
+    if (r >= it.n)
+        return;
     const float *s = sm.s + r * (TK + 1);
     for (int c = 0; c < n; c++) {
         float w = s[c];
@@ -294,14 +330,20 @@ template <class T, int TK> __device__ __forceinline__ void at_fwd(const wk_gpu_a
         at_load_q<T>(p, it, sm.q);
     for (int64_t j0 = lo; j0 < hi; j0 += TK) {
         int n = hi - j0 < TK ? (int)(hi - j0) : TK;
-        at_load_kv<T, TK, false>(p, it, j0, n, sm.kv);
+        if (p.vec & AT_VEC_K)
+            at_load_kv_vec<T, TK, false>(p, it, j0, n, sm.kv);
+        else
+            at_load_kv<T, TK, false>(p, it, j0, n, sm.kv);
         __syncthreads(); /* q and the key tile are in */
         at_scores<T, TK, NR>(p, w, j0, n, sm);
         __syncthreads(); /* scores are in; the key tile is no longer read */
-        at_load_kv<T, TK, true>(p, it, j0, n, sm.kv);
+        if (p.vec & AT_VEC_V)
+            at_load_kv_vec<T, TK, true>(p, it, j0, n, sm.kv);
+        else
+            at_load_kv<T, TK, true>(p, it, j0, n, sm.kv);
         at_softmax<TK>(sm, st);
         __syncthreads(); /* weights and the value tile are in */
-        at_pv<TK>(p, n, sm, st);
+        at_pv<TK>(p, it, n, sm, st);
         __syncthreads(); /* before the next tile overwrites them */
     }
     at_finish<T>(p, it, item, st);

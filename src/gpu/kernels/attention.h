@@ -16,6 +16,9 @@
 #define AT_TK_NARROW 16
 #define AT_TK_WIDE_DIM 128
 
+/* vec: k (AT_VEC_K) or v (AT_VEC_V) is read by 16-byte vectors (attention.cu at_load_kv_vec). */
+enum { AT_VEC_K = 1, AT_VEC_V = 2 };
+
 /* The bias kinds (bias_kind). */
 enum { AT_BIAS_NONE, AT_BIAS_F32, AT_BIAS_SAME, AT_BIAS_MASK };
 
@@ -40,6 +43,7 @@ typedef struct wk_gpu_attn_args {
     float scale, softcap;                       /* softcap 0: none */
     int32_t bias_kind;                          /* AT_BIAS_* */
     int32_t tk;                                 /* keys per tile: AT_TK_WIDE or AT_TK_NARROW */
+    int32_t vec;                                /* AT_VEC_* */
     /* kv_append: k, v (B, Hkv, snew, D / Dv) (q, k, v above hold nothing) into the caches kc, vc */
     void *kc, *vc;
     const void *kn, *vn;
