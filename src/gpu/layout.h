@@ -43,6 +43,8 @@ enum wk_gpu_fault {
     WK_GPU_FAULT_SCATTER_ADD = 4,
     WK_GPU_FAULT_INDEX_ADD = 5,
     WK_GPU_FAULT_ONE_HOT = 6,
+    WK_GPU_FAULT_ATTENTION = 7,  /* a length outside [0, skv] or a block id outside the pool */
+    WK_GPU_FAULT_KV_APPEND = 8,  /* a length whose new positions leave the cache, or a block id outside the pool */
     WK_GPU_FAULT_COUNT
 };
 

@@ -129,6 +129,8 @@ static const char *fault_op(int code)
     case WK_GPU_FAULT_SCATTER_ADD: return "scatter_add";
     case WK_GPU_FAULT_INDEX_ADD: return "index_add";
     case WK_GPU_FAULT_ONE_HOT: return "one_hot";
+    case WK_GPU_FAULT_ATTENTION: return "attention";
+    case WK_GPU_FAULT_KV_APPEND: return "kv_append";
     }
     return "an indexing op";
 }
@@ -142,6 +144,11 @@ static wk_status sync_and_check(wk_gpu_dev *d)
     if (fault.code == WK_GPU_FAULT_NONE)
         return WK_OK;
     WK_TRY(d->rt->memset8(d->stream, d->fault, 0, sizeof fault));
+    if (fault.code == WK_GPU_FAULT_ATTENTION || fault.code == WK_GPU_FAULT_KV_APPEND)
+        return wk_error(WK_ERR_INDEX_OUT_OF_RANGE, "%s: a sequence length or block id (%lld) is outside the cache on "
+                        "%s (found on the device, reported at the next synchronisation; %s)", fault_op(fault.code),
+                        (long long)fault.value, d->base.name, fault.code == WK_GPU_FAULT_KV_APPEND
+                        ? "the caches are unchanged" : "the output is not valid");
     return wk_error(WK_ERR_INDEX_OUT_OF_RANGE, "%s: index %lld is outside [0, size) on %s (found on the device, "
                     "reported at the next synchronisation; the op wrote nothing for it)", fault_op(fault.code),
                     (long long)fault.value, d->base.name);
