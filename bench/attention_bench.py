@@ -23,7 +23,6 @@ try:
 except ImportError:
     sys.exit("attention_bench.py needs PyTorch (the GPU machine's /opt/torch/.venv/bin/python3 has it)")
 import wick
-from wick import _lib
 from wick._tensor import take
 
 
@@ -34,6 +33,7 @@ class AttnParams(ctypes.Structure):  # wk_attention_params of include/wick.h
                 ("block_table", ctypes.c_void_p)]
 
 
+_lib = sys.modules["wick._lib"]  # the module (the package binds the name _lib to its CDLL)
 lib = _lib.lib
 lib.wk_attention.argtypes = [ctypes.c_void_p] * 4 + [ctypes.POINTER(ctypes.c_void_p)] * 2
 lib.wk_attention.restype = ctypes.c_int

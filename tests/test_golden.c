@@ -494,7 +494,9 @@ static wk_status run_reorder(run_ctx *c, verdict *v)
         return wk_flip(x, dims, a->n, &c->out[0]);
     if (!strcmp(g->op, "repeat"))
         return wk_repeat(x, a->i, a->n, &c->out[0]);
-    bool flat = iparam(g, "flat", 0, v) != 0;
+    bool flat = false; /* roll's records carry either dims or flat 1 (no dims: over the flattened tensor) */
+    for (int i = 0; i < g->nparams; i++)
+        flat |= !strcmp(g->params[i].key, "flat") && g->params[i].n == 1 && g->params[i].i[0] != 0;
     const gt_param *d = flat ? NULL : param(g, "dims", a->n, false, v);
     for (int i = 0; d && i < a->n; i++)
         dims[i] = (int)d->i[i];
