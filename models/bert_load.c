@@ -125,10 +125,19 @@ static wk_status load(loader *l, const char *name, int64_t d0, int64_t d1, wk_te
     int rank = d1 < 0 ? 1 : 2;
     const int64_t *sh = wk_tensor_shape(*out);
     if (wk_tensor_rank(*out) != rank || (d0 >= 0 && sh[0] != d0) || (rank == 2 && sh[1] != d1)) {
+        char want[64];
+        if (rank == 1)
+            snprintf(want, sizeof want, "(%lld)", (long long)d0);
+        else if (d0 < 0)
+            snprintf(want, sizeof want, "(rows, %lld)", (long long)d1);
+        else
+            snprintf(want, sizeof want, "(%lld, %lld)", (long long)d0, (long long)d1);
+        bert_fail(l->err, l->cap, WK_ERR_FILE, "%s: %s has the wrong shape: %d dims, [%lld, %lld], config.json wants %s",
+                  l->path, name, wk_tensor_rank(*out), (long long)sh[0],
+                  (long long)(wk_tensor_rank(*out) > 1 ? sh[1] : 1), want);
         wk_tensor_release(*out);
         *out = NULL;
-        return bert_fail(l->err, l->cap, WK_ERR_FILE, "%s: %s has the wrong shape for config.json (%lld, %lld)",
-                         l->path, name, (long long)d0, (long long)d1);
+        return WK_ERR_FILE;
     }
     return WK_OK;
 }

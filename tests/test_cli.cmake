@@ -40,6 +40,18 @@ foreach(args IN ITEMS "" "nosuchcommand" "check;--bogus" "check;--seed;12x" "che
                       "devices;--json;--x")
   run_wick(2 ${args})
 endforeach()
+# wick embed: bad usage exits 2; a directory that is not a model exits 1 naming the file it lacks.
+if(WICK_MODELS)
+  foreach(args IN ITEMS "embed" "embed;--bogus" "embed;dir;--batch;0" "embed;dir;--max-tokens;1"
+                        "embed;dir;--dtype;f99" "embed;dir;--device")
+    run_wick(2 ${args})
+  endforeach()
+  execute_process(COMMAND "${WICK}" embed "${SCRATCH}/no_such_model" INPUT_FILE /dev/null
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "no_such_model/config.json")
+    message(FATAL_ERROR "wick embed on a missing model: exit ${rc}, stderr: ${err}")
+  endif()
+endif()
 run_wick(0 help)
 run_wick(0 check --help)
 run_wick(0 bench --help)

