@@ -1,23 +1,27 @@
-/* backend.c: the CPU backend's table, its single device, and host memory. Every CPU op is synchronous,
- * so sync has nothing to wait for and errors are returned by the op itself. */
+/* backend.c: the CPU backend's table, its single device, and host transfers (allocation: alloc.c). Every CPU op
+ * is synchronous, so sync has nothing to wait for and errors are returned by the op itself. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/error.h"
 #include "cpu/cpu.h"
+#include "cpu/gemm.h"
 
 static wk_device cpu_device = {.backend = &wk_cpu_backend, .name = "cpu", .ordinal = 0, .impl = NULL};
 
 /* The probe's text, written once: any thread may probe (every wk_device_get does), and several at once. */
-static char detail[96];
+static char detail[256];
 static pthread_once_t detail_once = PTHREAD_ONCE_INIT;
 
 static void detail_init(void)
 {
-    snprintf(detail, sizeof detail, "host CPU, %d thread(s), OpenBLAS for matmul", wk_cpu_threads());
+    bool mismatch;
+    const char *core = wk_gemm_core(&mismatch);
+    snprintf(detail, sizeof detail, "host CPU, %d thread(s), OpenBLAS (%s kernels) for matmul%s", wk_cpu_threads(),
+             core, mismatch ? "; OpenBLAS did not recognise this CPU: OPENBLAS_CORETYPE=Haswell (AVX2) or SkylakeX "
+                              "(AVX-512) selects faster kernels" : "");
 }
 
 wk_status wk_cpu_probe(wk_backend_info *info)
@@ -36,55 +40,6 @@ wk_status wk_cpu_device(int ordinal, wk_device **out)
         return wk_error(WK_ERR_DEVICE, "device_get: cpu has one device (cpu or cpu:0), not %d", ordinal);
     *out = &cpu_device;
     return WK_OK;
-}
-
-/* WICK_POISON=1 fills new allocations with 0xff bytes (NaN for every float dtype, all ones for ints)
- * so a test sees any element an op forgot to write. Read once, by whichever thread allocates first. */
-static bool poison;
-static pthread_once_t poison_once = PTHREAD_ONCE_INIT;
-
-static void poison_init(void)
-{
-    const char *v = getenv("WICK_POISON");
-    poison = v && *v && strcmp(v, "0") != 0;
-}
-
-static bool poison_enabled(void)
-{
-    pthread_once(&poison_once, poison_init);
-    return poison;
-}
-
-/* 64-byte alignment for vector loads and to keep threads off each other's cache lines. */
-wk_status wk_cpu_alloc(wk_device *dev, size_t bytes, void **ptr)
-{
-    (void)dev;
-    size_t rounded = (bytes + 63) & ~(size_t)63;
-    size_t align = 64;
-    if (rounded >= ((size_t)4 << 20)) { /* large: 2 MiB aligned so transparent huge pages can back it */
-        align = (size_t)2 << 20;
-        rounded = (rounded + align - 1) & ~(align - 1);
-    }
-    void *p = aligned_alloc(align, rounded ? rounded : 64);
-#ifdef MADV_HUGEPAGE
-    /* First touch of a fresh buffer otherwise faults every 4 KiB, which costs more than an element-wise pass
-     * over it (numpy advises the same). Only advice: failure changes nothing. */
-    if (p && align > 64)
-        madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-    if (!p)
-        return wk_error(WK_ERR_OUT_OF_MEMORY, "cpu: cannot allocate %zu bytes", bytes);
-    if (poison_enabled())
-        memset(p, 0xff, rounded);
-    *ptr = p;
-    return WK_OK;
-}
-
-void wk_cpu_free(wk_device *dev, void *ptr, size_t bytes)
-{
-    (void)dev;
-    (void)bytes;
-    free(ptr);
 }
 
 wk_status wk_cpu_upload(wk_device *dev, void *dst, const void *src, size_t bytes)

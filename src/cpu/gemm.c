@@ -3,6 +3,7 @@
 #include "cpu/gemm.h"
 
 #include <cblas.h>
+#include <strings.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -104,4 +105,22 @@ void wk_gemm_store(wk_dtype dt, const void *src, void *dst, int64_t n, const voi
 {
     store_job j = {.dt = dt, .src = src, .dst = dst, .bias = bias, .per_bias = per_bias, .nbias = nbias};
     wk_gemm_for(n, WK_CPU_GRAIN, store_range, &j);
+}
+
+const char *wk_gemm_core(bool *mismatch)
+{
+    const char *core = openblas_get_corename();
+    core = core ? core : "unknown";
+    *mismatch = false;
+#if defined(__x86_64__) && defined(__GNUC__)
+    /* OpenBLAS's DYNAMIC_ARCH falls back to its SSE3 kernels on a CPU whose model it does not know (a virtual
+     * machine's masked CPUID), three times slower than its AVX2/AVX-512 ones on the same cores. */
+    static const char *const old_cores[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom",
+                                            "Katmai", "Northwood", "Banias", "Opteron", "Barcelona"};
+    __builtin_cpu_init();
+    for (size_t i = 0; i < sizeof old_cores / sizeof old_cores[0]; i++)
+        if (strcasecmp(core, old_cores[i]) == 0 && __builtin_cpu_supports("avx2"))
+            *mismatch = true;
+#endif
+    return core;
 }
