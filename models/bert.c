@@ -6,77 +6,38 @@
 #include <string.h>
 
 #include "bert_internal.h"
-
-/* The temporaries of one step, released together. */
-#define SCOPE_MAX 24
-typedef struct scope {
-    wk_tensor *t[SCOPE_MAX];
-    int n;
-    char *err;
-    size_t cap;
-} scope;
-
-static void scope_end(scope *sc)
-{
-    for (int i = 0; i < sc->n; i++)
-        wk_tensor_release(sc->t[i]);
-    sc->n = 0;
-}
-
-/* Records *out (made by the call) in the scope; on failure, the call's message into err. */
-static wk_status track(scope *sc, wk_status s, wk_tensor **out)
-{
-    if (s != WK_OK)
-        return bert_fail(sc->err, sc->cap, s, "%s", wk_last_error());
-    if (sc->n == SCOPE_MAX) {
-        wk_tensor_release(*out);
-        *out = NULL;
-        return bert_fail(sc->err, sc->cap, WK_ERR_OUT_OF_MEMORY, "bert: too many temporaries in one step");
-    }
-    sc->t[sc->n++] = *out;
-    return WK_OK;
-}
-#define TRACK(sc, out, call) BERT_TRY(track((sc), (call), (out)))
-
-/* x W^T + b, with wt the (in, out) view. */
-static wk_status linear(scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_tensor *b, wk_tensor **out)
-{
-    wk_tensor *y = NULL;
-    TRACK(sc, &y, wk_matmul(x, wt, &y));
-    TRACK(sc, out, wk_binary(WK_BINARY_ADD, y, b, out));
-    return WK_OK;
-}
+#include "scope.h"
 
 /* layer_norm(y + residual). */
-static wk_status add_norm(scope *sc, const wk_tensor *y, const wk_tensor *res, const wk_tensor *w, const wk_tensor *b,
+static wk_status add_norm(wm_scope *sc, const wk_tensor *y, const wk_tensor *res, const wk_tensor *w, const wk_tensor *b,
                           double eps, wk_tensor **out)
 {
     wk_tensor *s = NULL;
-    TRACK(sc, &s, wk_binary(WK_BINARY_ADD, y, res, &s));
-    TRACK(sc, out, wk_layer_norm(s, w, b, eps, out));
+    WM_TRACK(sc, &s, wk_binary(WK_BINARY_ADD, y, res, &s));
+    WM_TRACK(sc, out, wk_layer_norm(s, w, b, eps, out));
     return WK_OK;
 }
 
 /* Self-attention of x (B, S, H): one (H, 3H) product, q, k, v as (B, heads, S, hd) views of it, the fused op over
  * each text's lens[b] keys, and the heads joined back into (B, S, H). */
-static wk_status self_attention(scope *sc, const bert_model *m, const bert_layer *L, const wk_tensor *x,
+static wk_status self_attention(wm_scope *sc, const bert_model *m, const bert_layer *L, const wk_tensor *x,
                                 const wk_tensor *lens, wk_tensor **out)
 {
     int64_t B = wk_tensor_shape(x)[0], S = wk_tensor_shape(x)[1], H = m->hidden, nh = m->heads, hd = H / nh;
     wk_tensor *qkv = NULL, *q = NULL, *k = NULL, *v = NULL, *a = NULL, *ap = NULL, *ac = NULL;
-    BERT_TRY(linear(sc, x, L->qkv_t, L->qkv_b, &qkv));
+    WM_TRY(wm_linear(sc, x, L->qkv_t, L->qkv_b, &qkv));
     const int64_t shape[4] = {B, nh, S, hd}, strides[4] = {S * 3 * H, hd, 3 * H, 1};
     int64_t base = wk_tensor_offset(qkv);
-    TRACK(sc, &q, wk_as_strided(qkv, 4, shape, strides, base, &q));
-    TRACK(sc, &k, wk_as_strided(qkv, 4, shape, strides, base + H, &k));
-    TRACK(sc, &v, wk_as_strided(qkv, 4, shape, strides, base + 2 * H, &v));
+    WM_TRACK(sc, &q, wk_as_strided(qkv, 4, shape, strides, base, &q));
+    WM_TRACK(sc, &k, wk_as_strided(qkv, 4, shape, strides, base + H, &k));
+    WM_TRACK(sc, &v, wk_as_strided(qkv, 4, shape, strides, base + 2 * H, &v));
     wk_attention_params p = {.seq_lens = lens};
-    TRACK(sc, &a, wk_attention(q, k, v, &p, &a, NULL));
+    WM_TRACK(sc, &a, wk_attention(q, k, v, &p, &a, NULL));
     const int perm[4] = {0, 2, 1, 3};
     const int64_t joined[3] = {B, S, H};
-    TRACK(sc, &ap, wk_permute(a, perm, &ap));
-    TRACK(sc, &ac, wk_contiguous(ap, &ac));
-    TRACK(sc, out, wk_reshape(ac, 3, joined, out));
+    WM_TRACK(sc, &ap, wk_permute(a, perm, &ap));
+    WM_TRACK(sc, &ac, wk_contiguous(ap, &ac));
+    WM_TRACK(sc, out, wk_reshape(ac, 3, joined, out));
     return WK_OK;
 }
 
@@ -84,24 +45,24 @@ static wk_status self_attention(scope *sc, const bert_model *m, const bert_layer
 static wk_status run_layer(const bert_model *m, const bert_layer *L, const wk_tensor *x, const wk_tensor *lens,
                            wk_tensor **out, char *err, size_t cap)
 {
-    scope sc = {.err = err, .cap = cap};
+    wm_scope sc = {.err = err, .cap = cap};
     wk_tensor *att = NULL, *h = NULL, *x1 = NULL, *up = NULL, *g = NULL, *dn = NULL, *y = NULL;
     wk_status s = self_attention(&sc, m, L, x, lens, &att);
     if (s == WK_OK)
-        s = linear(&sc, att, L->attn_out_t, L->attn_out_b, &h);
+        s = wm_linear(&sc, att, L->attn_out_t, L->attn_out_b, &h);
     if (s == WK_OK)
         s = add_norm(&sc, h, x, L->ln1_w, L->ln1_b, m->eps, &x1);
     if (s == WK_OK)
-        s = linear(&sc, x1, L->up_t, L->up_b, &up);
+        s = wm_linear(&sc, x1, L->up_t, L->up_b, &up);
     if (s == WK_OK)
-        s = track(&sc, wk_unary(WK_UNARY_GELU_ERF, up, &g), &g);
+        s = wm_track(&sc, wk_unary(WK_UNARY_GELU_ERF, up, &g), &g);
     if (s == WK_OK)
-        s = linear(&sc, g, L->down_t, L->down_b, &dn);
+        s = wm_linear(&sc, g, L->down_t, L->down_b, &dn);
     if (s == WK_OK)
         s = add_norm(&sc, dn, x1, L->ln2_w, L->ln2_b, m->eps, &y);
     if (s == WK_OK)
         wk_tensor_retain(y);
-    scope_end(&sc);
+    wm_scope_end(&sc);
     *out = s == WK_OK ? y : NULL;
     return s;
 }
@@ -109,27 +70,27 @@ static wk_status run_layer(const bert_model *m, const bert_layer *L, const wk_te
 /* The embeddings of ids (B, S): word + position + token type 0, layer-normalised. */
 static wk_status embed_tokens(const bert_model *m, const wk_tensor *ids, wk_tensor **out, char *err, size_t cap)
 {
-    scope sc = {.err = err, .cap = cap};
+    wm_scope sc = {.err = err, .cap = cap};
     int64_t B = wk_tensor_shape(ids)[0], S = wk_tensor_shape(ids)[1], flat = B * S, shape[3] = {B, S, m->hidden};
     wk_tensor *fids = NULL, *w = NULL, *w3 = NULL, *pos = NULL, *tt = NULL, *e1 = NULL, *e2 = NULL, *e = NULL;
-    wk_status s = track(&sc, wk_reshape(ids, 1, &flat, &fids), &fids);
+    wk_status s = wm_track(&sc, wk_reshape(ids, 1, &flat, &fids), &fids);
     if (s == WK_OK)
-        s = track(&sc, wk_index_select(m->word, 0, fids, &w), &w);
+        s = wm_track(&sc, wk_index_select(m->word, 0, fids, &w), &w);
     if (s == WK_OK)
-        s = track(&sc, wk_reshape(w, 3, shape, &w3), &w3);
+        s = wm_track(&sc, wk_reshape(w, 3, shape, &w3), &w3);
     if (s == WK_OK)
-        s = track(&sc, wk_narrow(m->pos, 0, 0, S, &pos), &pos);
+        s = wm_track(&sc, wk_narrow(m->pos, 0, 0, S, &pos), &pos);
     if (s == WK_OK)
-        s = track(&sc, wk_narrow(m->type, 0, 0, 1, &tt), &tt);
+        s = wm_track(&sc, wk_narrow(m->type, 0, 0, 1, &tt), &tt);
     if (s == WK_OK)
-        s = track(&sc, wk_binary(WK_BINARY_ADD, w3, pos, &e1), &e1);
+        s = wm_track(&sc, wk_binary(WK_BINARY_ADD, w3, pos, &e1), &e1);
     if (s == WK_OK)
-        s = track(&sc, wk_binary(WK_BINARY_ADD, e1, tt, &e2), &e2);
+        s = wm_track(&sc, wk_binary(WK_BINARY_ADD, e1, tt, &e2), &e2);
     if (s == WK_OK)
-        s = track(&sc, wk_layer_norm(e2, m->emb_ln_w, m->emb_ln_b, m->eps, &e), &e);
+        s = wm_track(&sc, wk_layer_norm(e2, m->emb_ln_w, m->emb_ln_b, m->eps, &e), &e);
     if (s == WK_OK)
         wk_tensor_retain(e);
-    scope_end(&sc);
+    wm_scope_end(&sc);
     *out = s == WK_OK ? e : NULL;
     return s;
 }
@@ -138,22 +99,22 @@ static wk_status embed_tokens(const bert_model *m, const wk_tensor *ids, wk_tens
 static wk_status run_batch(const bert_model *m, const int32_t *ids, const int32_t *lens, int64_t B, int64_t S,
                            float *out, char *err, size_t cap)
 {
-    scope sc = {.err = err, .cap = cap};
+    wm_scope sc = {.err = err, .cap = cap};
     int64_t shape[2] = {B, S}, wshape[3] = {B, 1, S}, H = m->hidden;
     float *wts = calloc((size_t)(B * S), sizeof(float));
     if (!wts)
-        return bert_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "bert: no memory for a batch of %lld", (long long)B);
+        return wm_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "bert: no memory for a batch of %lld", (long long)B);
     for (int64_t b = 0; b < B; b++)
         for (int64_t j = 0; j < lens[b]; j++)
             wts[b * S + j] = 1.0f / (float)lens[b]; /* mean pooling over the text's own tokens */
     wk_tensor *ids_t = NULL, *lens_t = NULL, *w32 = NULL, *w = NULL, *x = NULL, *pooled = NULL, *p32 = NULL;
-    wk_status s = track(&sc, wk_tensor_from_host(m->dev, WK_I32, 2, shape, ids, &ids_t), &ids_t);
+    wk_status s = wm_track(&sc, wk_tensor_from_host(m->dev, WK_I32, 2, shape, ids, &ids_t), &ids_t);
     if (s == WK_OK)
-        s = track(&sc, wk_tensor_from_host(m->dev, WK_I32, 1, &B, lens, &lens_t), &lens_t);
+        s = wm_track(&sc, wk_tensor_from_host(m->dev, WK_I32, 1, &B, lens, &lens_t), &lens_t);
     if (s == WK_OK)
-        s = track(&sc, wk_tensor_from_host(m->dev, WK_F32, 3, wshape, wts, &w32), &w32);
+        s = wm_track(&sc, wk_tensor_from_host(m->dev, WK_F32, 3, wshape, wts, &w32), &w32);
     if (s == WK_OK)
-        s = track(&sc, wk_cast(w32, m->dtype, &w), &w);
+        s = wm_track(&sc, wk_cast(w32, m->dtype, &w), &w);
     free(wts);
     if (s == WK_OK)
         s = embed_tokens(m, ids_t, &x, err, cap);
@@ -164,13 +125,13 @@ static wk_status run_batch(const bert_model *m, const int32_t *ids, const int32_
         x = y;
     }
     if (s == WK_OK)
-        s = track(&sc, wk_matmul(w, x, &pooled), &pooled);
+        s = wm_track(&sc, wk_matmul(w, x, &pooled), &pooled);
     if (s == WK_OK)
-        s = track(&sc, wk_cast(pooled, WK_F32, &p32), &p32);
+        s = wm_track(&sc, wk_cast(pooled, WK_F32, &p32), &p32);
     if (s == WK_OK && (s = wk_tensor_to_host(p32, out, sizeof(float) * (size_t)(B * H))) != WK_OK)
-        bert_fail(err, cap, s, "%s", wk_last_error());
+        wm_fail(err, cap, s, "%s", wk_last_error());
     wk_tensor_release(x);
-    scope_end(&sc);
+    wm_scope_end(&sc);
     for (int64_t b = 0; b < B && s == WK_OK; b++) { /* F.normalize: x / max(|x|, 1e-12) */
         double ss = 0;
         for (int64_t e = 0; e < H; e++)
@@ -207,16 +168,16 @@ static wk_status tokenize_all(const bert_model *m, const char *const *texts, con
     t->len = malloc(sizeof(int) * (size_t)n);
     t->order = malloc(sizeof(int) * (size_t)n);
     if (!t->ids || !t->len || !t->order)
-        return bert_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "bert: no memory to tokenize %d texts", n);
+        return wm_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "bert: no memory to tokenize %d texts", n);
     for (int i = 0; i < n; i++) {
         if (!texts[i])
-            return bert_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "bert_embed: text %d is NULL", i);
+            return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "bert_embed: text %d is NULL", i);
         size_t len = lens ? lens[i] : strlen(texts[i]);
-        BERT_TRY(wp_encode(m->tok, texts[i], len, T, t->ids + (size_t)i * (size_t)T, &t->len[i], err, cap));
+        WM_TRY(wp_encode(m->tok, texts[i], len, T, t->ids + (size_t)i * (size_t)T, &t->len[i], err, cap));
     }
     ranked *r = malloc(sizeof(ranked) * (size_t)n + 1);
     if (!r)
-        return bert_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "bert: no memory to sort %d texts", n);
+        return wm_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "bert: no memory to sort %d texts", n);
     for (int i = 0; i < n; i++)
         r[i] = (ranked){t->len[i], i};
     qsort(r, (size_t)n, sizeof(ranked), by_length);
@@ -230,7 +191,7 @@ wk_status bert_embed(const bert_model *m, const char *const *texts, const size_t
                      char *err, size_t cap)
 {
     if (!m || (n > 0 && (!texts || !out)) || n < 0 || batch < 1)
-        return bert_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "bert_embed: NULL argument, n < 0 or batch < 1");
+        return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "bert_embed: NULL argument, n < 0 or batch < 1");
     int T = m->max_tokens, H = m->hidden;
     tokenized t = {0};
     wk_status s = tokenize_all(m, texts, lens, n, &t, err, cap);
@@ -238,7 +199,7 @@ wk_status bert_embed(const bert_model *m, const char *const *texts, const size_t
     int32_t *blens = s == WK_OK ? malloc(sizeof(int32_t) * (size_t)batch) : NULL;
     float *emb = s == WK_OK ? malloc(sizeof(float) * (size_t)batch * (size_t)H) : NULL;
     if (s == WK_OK && (!ids || !blens || !emb))
-        s = bert_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "bert: no memory for a batch of %d", batch);
+        s = wm_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "bert: no memory for a batch of %d", batch);
     for (int first = 0; first < n && s == WK_OK; first += batch) {
         int B = n - first < batch ? n - first : batch, S = t.len[t.order[first]]; /* longest first */
         for (int b = 0; b < B; b++) {

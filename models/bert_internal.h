@@ -22,15 +22,4 @@ struct bert_model {
     bert_layer *layer;
 };
 
-/* Returns the status of expr when it is not WK_OK. */
-#define BERT_TRY(expr)                   \
-    do {                                 \
-        wk_status bert_s_ = (expr);      \
-        if (bert_s_ != WK_OK)            \
-            return bert_s_;              \
-    } while (0)
-
-/* printf into err (cap bytes, always terminated) and return s. */
-wk_status bert_fail(char *err, size_t cap, wk_status s, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
 #endif

@@ -8,17 +8,7 @@
 #include <jansson.h>
 
 #include "bert_internal.h"
-
-wk_status bert_fail(char *err, size_t cap, wk_status s, const char *fmt, ...)
-{
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
+#include "scope.h"
 
 /* dir/name parsed as JSON into *out (NULL when optional and absent). */
 static wk_status read_json(const char *dir, const char *name, bool optional, json_t **out, char *err, size_t cap)
@@ -29,11 +19,11 @@ static wk_status read_json(const char *dir, const char *name, bool optional, jso
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return optional ? WK_OK : bert_fail(err, cap, WK_ERR_IO, "cannot open %s", path);
+        return optional ? WK_OK : wm_fail(err, cap, WK_ERR_IO, "cannot open %s", path);
     *out = json_loadf(f, 0, &je);
     fclose(f);
     if (!*out)
-        return bert_fail(err, cap, WK_ERR_FILE, "%s: not JSON (line %d: %s)", path, je.line, je.text);
+        return wm_fail(err, cap, WK_ERR_FILE, "%s: not JSON (line %d: %s)", path, je.line, je.text);
     return WK_OK;
 }
 
@@ -43,7 +33,7 @@ static wk_status int_field(json_t *obj, const char *file, const char *key, long 
 {
     json_t *v = json_object_get(obj, key);
     if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-        return bert_fail(err, cap, WK_ERR_FILE, "%s: \"%s\" must be an integer in [%ld, %ld]", file, key, lo, hi);
+        return wm_fail(err, cap, WK_ERR_FILE, "%s: \"%s\" must be an integer in [%ld, %ld]", file, key, lo, hi);
     *out = (int)json_integer_value(v);
     return WK_OK;
 }
@@ -57,11 +47,11 @@ static wk_status read_config(const char *dir, bert_model *m, char *err, size_t c
     const char *act = s == WK_OK ? json_string_value(json_object_get(c, "hidden_act")) : NULL;
     const char *posk = s == WK_OK ? json_string_value(json_object_get(c, "position_embedding_type")) : NULL;
     if (s == WK_OK && (!type || strcmp(type, "bert") != 0))
-        s = bert_fail(err, cap, WK_ERR_UNSUPPORTED, "config.json: model_type \"%s\" is not bert", type ? type : "?");
+        s = wm_fail(err, cap, WK_ERR_UNSUPPORTED, "config.json: model_type \"%s\" is not bert", type ? type : "?");
     if (s == WK_OK && (!act || strcmp(act, "gelu") != 0))
-        s = bert_fail(err, cap, WK_ERR_UNSUPPORTED, "config.json: hidden_act \"%s\" (only gelu)", act ? act : "?");
+        s = wm_fail(err, cap, WK_ERR_UNSUPPORTED, "config.json: hidden_act \"%s\" (only gelu)", act ? act : "?");
     if (s == WK_OK && posk && strcmp(posk, "absolute") != 0)
-        s = bert_fail(err, cap, WK_ERR_UNSUPPORTED, "config.json: position_embedding_type \"%s\"", posk);
+        s = wm_fail(err, cap, WK_ERR_UNSUPPORTED, "config.json: position_embedding_type \"%s\"", posk);
     if (s == WK_OK)
         s = int_field(c, "config.json", "hidden_size", 1, 65536, &m->hidden, err, cap);
     if (s == WK_OK)
@@ -73,7 +63,7 @@ static wk_status read_config(const char *dir, bert_model *m, char *err, size_t c
     if (s == WK_OK)
         s = int_field(c, "config.json", "max_position_embeddings", 2, 1 << 20, &m->max_pos, err, cap);
     if (s == WK_OK && (m->hidden % m->heads != 0 || m->hidden / m->heads > 256))
-        s = bert_fail(err, cap, WK_ERR_UNSUPPORTED, "config.json: %d heads of hidden size %d", m->heads, m->hidden);
+        s = wm_fail(err, cap, WK_ERR_UNSUPPORTED, "config.json: %d heads of hidden size %d", m->heads, m->hidden);
     json_t *eps = s == WK_OK ? json_object_get(c, "layer_norm_eps") : NULL;
     m->eps = json_is_number(eps) ? json_number_value(eps) : 1e-12;
     json_decref(c);
@@ -92,7 +82,7 @@ static wk_status read_st_config(const char *dir, const bert_options *o, bert_mod
     if (s == WK_OK)
         s = read_json(dir, "1_Pooling/config.json", false, &pool, err, cap);
     if (s == WK_OK && !json_is_true(json_object_get(pool, "pooling_mode_mean_tokens")))
-        s = bert_fail(err, cap, WK_ERR_UNSUPPORTED, "1_Pooling/config.json: only mean pooling is implemented");
+        s = wm_fail(err, cap, WK_ERR_UNSUPPORTED, "1_Pooling/config.json: only mean pooling is implemented");
     if (s == WK_OK)
         s = read_json(dir, "modules.json", false, &mods, err, cap);
     bool normalize = false;
@@ -101,7 +91,7 @@ static wk_status read_st_config(const char *dir, const bert_options *o, bert_mod
         normalize |= t && strstr(t, "Normalize") != NULL;
     }
     if (s == WK_OK && !normalize)
-        s = bert_fail(err, cap, WK_ERR_UNSUPPORTED, "modules.json: no Normalize module (unnormalised embeddings)");
+        s = wm_fail(err, cap, WK_ERR_UNSUPPORTED, "modules.json: no Normalize module (unnormalised embeddings)");
     json_decref(sb);
     json_decref(pool);
     json_decref(mods);
@@ -121,7 +111,7 @@ static wk_status load(loader *l, const char *name, int64_t d0, int64_t d1, wk_te
 {
     wk_status s = wk_safetensors_load_as(l->f, name, l->m->dev, l->m->dtype, out);
     if (s != WK_OK)
-        return bert_fail(l->err, l->cap, s, "%s: %s", l->path, wk_last_error());
+        return wm_fail(l->err, l->cap, s, "%s: %s", l->path, wk_last_error());
     int rank = d1 < 0 ? 1 : 2;
     const int64_t *sh = wk_tensor_shape(*out);
     if (wk_tensor_rank(*out) != rank || (d0 >= 0 && sh[0] != d0) || (rank == 2 && sh[1] != d1)) {
@@ -132,7 +122,7 @@ static wk_status load(loader *l, const char *name, int64_t d0, int64_t d1, wk_te
             snprintf(want, sizeof want, "(rows, %lld)", (long long)d1);
         else
             snprintf(want, sizeof want, "(%lld, %lld)", (long long)d0, (long long)d1);
-        bert_fail(l->err, l->cap, WK_ERR_FILE, "%s: %s has the wrong shape: %d dims, [%lld, %lld], config.json wants %s",
+        wm_fail(l->err, l->cap, WK_ERR_FILE, "%s: %s has the wrong shape: %d dims, [%lld, %lld], config.json wants %s",
                   l->path, name, wk_tensor_rank(*out), (long long)sh[0],
                   (long long)(wk_tensor_rank(*out) > 1 ? sh[1] : 1), want);
         wk_tensor_release(*out);
@@ -151,10 +141,10 @@ static wk_status load_t(loader *l, const char *const *names, int n, const int64_
     for (int i = 0; i < n && s == WK_OK; i++)
         s = load(l, names[i], rows[i], cols, &parts[i]);
     if (s == WK_OK && n > 1 && (s = wk_cat((const wk_tensor *const *)parts, n, 0, &cat)) != WK_OK)
-        bert_fail(l->err, l->cap, s, "%s: %s", l->path, wk_last_error());
+        wm_fail(l->err, l->cap, s, "%s: %s", l->path, wk_last_error());
     if (s == WK_OK && (s = cols < 0 ? wk_cat((const wk_tensor *const *)parts, n, 0, out)
                                     : wk_transpose(n > 1 ? cat : parts[0], 0, 1, out)) != WK_OK)
-        bert_fail(l->err, l->cap, s, "%s: %s", l->path, wk_last_error());
+        wm_fail(l->err, l->cap, s, "%s: %s", l->path, wk_last_error());
     for (int i = 0; i < n; i++)
         wk_tensor_release(parts[i]);
     wk_tensor_release(cat);
@@ -180,17 +170,17 @@ static wk_status load_layer(loader *l, int i, bert_layer *L)
     snprintf(ln[1], sizeof ln[1], "encoder.layer.%d.attention.output.LayerNorm.bias", i);
     snprintf(ln[2], sizeof ln[2], "encoder.layer.%d.output.LayerNorm.weight", i);
     snprintf(ln[3], sizeof ln[3], "encoder.layer.%d.output.LayerNorm.bias", i);
-    BERT_TRY(load_t(l, qkv, 3, h3, H, &L->qkv_t));
-    BERT_TRY(load_t(l, qkv_b, 3, h3, -1, &L->qkv_b));
-    BERT_TRY(load_t(l, ao, 1, h1, H, &L->attn_out_t));
-    BERT_TRY(load(l, ao_b[0], H, -1, &L->attn_out_b));
-    BERT_TRY(load_t(l, up, 1, i1, H, &L->up_t));
-    BERT_TRY(load(l, up_b[0], I, -1, &L->up_b));
-    BERT_TRY(load_t(l, dn, 1, h1, I, &L->down_t));
-    BERT_TRY(load(l, dn_b[0], H, -1, &L->down_b));
-    BERT_TRY(load(l, ln[0], H, -1, &L->ln1_w));
-    BERT_TRY(load(l, ln[1], H, -1, &L->ln1_b));
-    BERT_TRY(load(l, ln[2], H, -1, &L->ln2_w));
+    WM_TRY(load_t(l, qkv, 3, h3, H, &L->qkv_t));
+    WM_TRY(load_t(l, qkv_b, 3, h3, -1, &L->qkv_b));
+    WM_TRY(load_t(l, ao, 1, h1, H, &L->attn_out_t));
+    WM_TRY(load(l, ao_b[0], H, -1, &L->attn_out_b));
+    WM_TRY(load_t(l, up, 1, i1, H, &L->up_t));
+    WM_TRY(load(l, up_b[0], I, -1, &L->up_b));
+    WM_TRY(load_t(l, dn, 1, h1, I, &L->down_t));
+    WM_TRY(load(l, dn_b[0], H, -1, &L->down_b));
+    WM_TRY(load(l, ln[0], H, -1, &L->ln1_w));
+    WM_TRY(load(l, ln[1], H, -1, &L->ln1_b));
+    WM_TRY(load(l, ln[2], H, -1, &L->ln2_w));
     return load(l, ln[3], H, -1, &L->ln2_b);
 }
 
@@ -201,11 +191,11 @@ static wk_status load_weights(const char *dir, bert_model *m, char *err, size_t 
     loader l = {.path = path, .m = m, .err = err, .cap = cap};
     wk_status s = wk_safetensors_open(path, &l.f);
     if (s != WK_OK)
-        return bert_fail(err, cap, s, "%s", wk_last_error());
+        return wm_fail(err, cap, s, "%s", wk_last_error());
     int64_t H = m->hidden;
     m->layer = calloc((size_t)m->layers, sizeof *m->layer);
     if (!m->layer)
-        s = bert_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "no memory for %d layers", m->layers);
+        s = wm_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "no memory for %d layers", m->layers);
     if (s == WK_OK)
         s = load(&l, "embeddings.word_embeddings.weight", -1, H, &m->word);
     if (s == WK_OK)
@@ -227,18 +217,18 @@ wk_status bert_load(const char *dir, const bert_options *o, bert_model **out, ch
     static const bert_options defaults = {.device = "cpu", .dtype = WK_F32};
     o = o ? o : &defaults;
     if (!dir || !out)
-        return bert_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "bert_load: NULL argument");
+        return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "bert_load: NULL argument");
     if (o->dtype != WK_F32 && o->dtype != WK_F16 && o->dtype != WK_BF16)
-        return bert_fail(err, cap, WK_ERR_DTYPE, "bert_load: dtype %s (f32, f16 or bf16)", wk_dtype_name(o->dtype));
+        return wm_fail(err, cap, WK_ERR_DTYPE, "bert_load: dtype %s (f32, f16 or bf16)", wk_dtype_name(o->dtype));
     bert_model *m = calloc(1, sizeof *m);
     if (!m)
-        return bert_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "bert_load: no memory");
+        return wm_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "bert_load: no memory");
     m->dtype = o->dtype;
     char tok[4096];
     snprintf(tok, sizeof tok, "%s/tokenizer.json", dir);
     wk_status s = wk_device_get(o->device ? o->device : "cpu", &m->dev);
     if (s != WK_OK)
-        bert_fail(err, cap, s, "%s", wk_last_error());
+        wm_fail(err, cap, s, "%s", wk_last_error());
     if (s == WK_OK)
         s = read_config(dir, m, err, cap);
     if (s == WK_OK)

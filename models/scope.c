@@ -1,0 +1,45 @@
+/* scope.c: the model runners' step scope and linear layer (scope.h). */
+#include "scope.h"
+
+wk_status wm_fail(char *err, size_t cap, wk_status s, const char *fmt, ...)
+{
+    if (err && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, cap, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+void wm_scope_end(wm_scope *sc)
+{
+    for (int i = 0; i < sc->n; i++)
+        wk_tensor_release(sc->t[i]);
+    sc->n = 0;
+}
+
+wk_status wm_track(wm_scope *sc, wk_status s, wk_tensor **out)
+{
+    if (s != WK_OK)
+        return wm_fail(sc->err, sc->cap, s, "%s", wk_last_error());
+    if (sc->n == WM_SCOPE_MAX) {
+        wk_tensor_release(*out);
+        *out = NULL;
+        return wm_fail(sc->err, sc->cap, WK_ERR_OUT_OF_MEMORY, "too many temporaries in one step");
+    }
+    sc->t[sc->n++] = *out;
+    return WK_OK;
+}
+
+wk_status wm_linear(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_tensor *b, wk_tensor **out)
+{
+    if (!b) {
+        WM_TRACK(sc, out, wk_matmul(x, wt, out));
+        return WK_OK;
+    }
+    wk_tensor *y = NULL;
+    WM_TRACK(sc, &y, wk_matmul(x, wt, &y));
+    WM_TRACK(sc, out, wk_binary(WK_BINARY_ADD, y, b, out));
+    return WK_OK;
+}
