@@ -24,6 +24,8 @@ int cmd_check(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 /* `wick embed MODEL_DIR`: sentence embeddings (cmd_embed.c; needs models/). */
 int cmd_embed(int argc, char **argv);
+/* `wick generate MODEL`: greedy generation with a Llama (cmd_generate.c; needs models/). */
+int cmd_generate(int argc, char **argv);
 
 /* Matches argv[*i] against option `name` taking a value ("--name V" or "--name=V"). Returns 1 and sets
  * *value (advancing *i past a separate value) on a match, 0 when argv[*i] is another option, -1 when the

@@ -21,6 +21,8 @@ static const char usage_text[] =
     "  embed MODEL_DIR [--device D] [--dtype f32|f16|bf16] [--batch N] [--max-tokens N] [--output F.npy] [FILE...]\n"
     "                             sentence embeddings of the lines of FILEs or stdin (a sentence-transformers\n"
     "                             BERT directory); JSON lines, or an .npy file with --output\n"
+    "  generate MODEL --prompt-ids 1,2,3 [-n N] [--device D] [--dtype T] [--context N] [--logits F.npy]\n"
+    "                             greedy generation with a Llama (a Hugging Face directory or a GGUF file)\n"
     "  help                       this text\n"
     "\n"
     "D is a device name (cpu, cuda:0, rocm:0, gpu:0) or 'all' (the default: every device found).\n"
@@ -49,6 +51,7 @@ int main(int argc, char **argv)
         {"check", cmd_check},
         {"bench", cmd_bench},
         {"embed", cmd_embed},
+        {"generate", cmd_generate},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0)

@@ -1,0 +1,165 @@
+/* llama_forward.c: llama_forward: n new tokens of every sequence through the layers (each appends its keys and
+ * values to the KV cache and attends causally over the cache), then the final norm, logits and greedy tokens. */
+#include <stdlib.h>
+
+#include "llama_internal.h"
+#include "scope.h"
+
+/* The positions of this step: the rope rows, and each sequence's length before and after it. */
+typedef struct step {
+    wk_tensor *cos, *sin, *len_before, *len_after;
+    int n;
+} step;
+
+/* Self-attention of h (B, n, hidden): q, k, v as views of one product, rope on q and k, k and v appended to the
+ * cache, the causal fused op over the cache, the heads joined back into (B, n, heads * head_dim). */
+static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L, const wk_tensor *h, const step *st,
+                        wk_tensor **out)
+{
+    const llama_config *c = &m->cfg;
+    int64_t B = m->batch, n = st->n, D = c->head_dim, hq = c->heads, hkv = c->kv_heads, C = (hq + 2 * hkv) * D;
+    wk_tensor *qkv = NULL, *q = NULL, *k = NULL, *v = NULL, *qr = NULL, *kr = NULL, *a = NULL, *ap = NULL, *ac = NULL;
+    WM_TRY(wm_linear(sc, h, L->qkv_t, L->qkv_b, &qkv));
+    const int64_t qs[4] = {B, hq, n, D}, ks[4] = {B, hkv, n, D}, strides[4] = {n * C, D, C, 1};
+    int64_t base = wk_tensor_offset(qkv);
+    WM_TRACK(sc, &q, wk_as_strided(qkv, 4, qs, strides, base, &q));
+    WM_TRACK(sc, &k, wk_as_strided(qkv, 4, ks, strides, base + hq * D, &k));
+    WM_TRACK(sc, &v, wk_as_strided(qkv, 4, ks, strides, base + (hq + hkv) * D, &v));
+    wk_status (*rope)(const wk_tensor *, const wk_tensor *, const wk_tensor *, wk_tensor **) =
+        c->interleaved_rope ? wk_rope_i : wk_rope;
+    WM_TRACK(sc, &qr, rope(q, st->cos, st->sin, &qr));
+    WM_TRACK(sc, &kr, rope(k, st->cos, st->sin, &kr));
+    wk_status s = wk_kv_append(L->k_cache, L->v_cache, kr, v, st->len_before, NULL);
+    if (s != WK_OK)
+        return wm_fail(sc->err, sc->cap, s, "%s", wk_last_error());
+    wk_attention_params p = {.causal = true, .seq_lens = st->len_after};
+    WM_TRACK(sc, &a, wk_attention(qr, L->k_cache, L->v_cache, &p, &a, NULL));
+    const int perm[4] = {0, 2, 1, 3};
+    const int64_t joined[3] = {B, n, hq * D};
+    WM_TRACK(sc, &ap, wk_permute(a, perm, &ap));
+    WM_TRACK(sc, &ac, wk_contiguous(ap, &ac));
+    WM_TRACK(sc, out, wk_reshape(ac, 3, joined, out));
+    return WK_OK;
+}
+
+/* One layer: x (B, n, hidden) -> *out, a new reference the caller owns. */
+static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_tensor *x, const step *st,
+                           wk_tensor **out, char *err, size_t cap)
+{
+    wm_scope sc = {.err = err, .cap = cap};
+    wk_tensor *h = NULL, *att = NULL, *o = NULL, *x1 = NULL, *h2 = NULL, *gu = NULL, *g = NULL, *d = NULL, *y = NULL;
+    wk_status s = wm_track(&sc, wk_rms_norm(x, L->attn_norm, m->cfg.eps, &h), &h);
+    if (s == WK_OK)
+        s = attend(&sc, m, L, h, st, &att);
+    if (s == WK_OK)
+        s = wm_linear(&sc, att, L->o_t, NULL, &o);
+    if (s == WK_OK)
+        s = wm_track(&sc, wk_binary(WK_BINARY_ADD, x, o, &x1), &x1);
+    if (s == WK_OK)
+        s = wm_track(&sc, wk_rms_norm(x1, L->ffn_norm, m->cfg.eps, &h2), &h2);
+    if (s == WK_OK)
+        s = wm_linear(&sc, h2, L->gate_up_t, NULL, &gu);
+    if (s == WK_OK)
+        s = wm_track(&sc, wk_glu(WK_GLU_SWIGLU, gu, &g), &g);
+    if (s == WK_OK)
+        s = wm_linear(&sc, g, L->down_t, NULL, &d);
+    if (s == WK_OK)
+        s = wm_track(&sc, wk_binary(WK_BINARY_ADD, x1, d, &y), &y);
+    if (s == WK_OK)
+        wk_tensor_retain(y);
+    wm_scope_end(&sc);
+    *out = s == WK_OK ? y : NULL;
+    return s;
+}
+
+/* The step's rope rows and length tensors, held by sc. */
+static wk_status make_step(wm_scope *sc, const llama_model *m, int n, step *st)
+{
+    int32_t *lens = malloc(sizeof(int32_t) * 2 * (size_t)m->batch);
+    if (!lens)
+        return wm_fail(sc->err, sc->cap, WK_ERR_OUT_OF_MEMORY, "no memory for %d lengths", m->batch);
+    for (int b = 0; b < m->batch; b++) {
+        lens[b] = m->pos;
+        lens[m->batch + b] = m->pos + n;
+    }
+    int64_t B = m->batch;
+    st->n = n;
+    wk_status s = wm_track(sc, wk_tensor_from_host(m->dev, WK_I32, 1, &B, lens, &st->len_before), &st->len_before);
+    if (s == WK_OK)
+        s = wm_track(sc, wk_tensor_from_host(m->dev, WK_I32, 1, &B, lens + m->batch, &st->len_after), &st->len_after);
+    free(lens);
+    WM_TRY(s);
+    WM_TRACK(sc, &st->cos, wk_narrow(m->cos, 0, m->pos, n, &st->cos));
+    WM_TRACK(sc, &st->sin, wk_narrow(m->sin, 0, m->pos, n, &st->sin));
+    return WK_OK;
+}
+
+/* Logits of x's positions (all, or the last) into logits (f32), and the greedy tokens into next. */
+static wk_status head(wm_scope *sc, const llama_model *m, const wk_tensor *x, int n, bool all, float *logits,
+                      int32_t *next)
+{
+    wk_tensor *h = NULL, *hn = NULL, *lg = NULL, *l32 = NULL, *last = NULL, *am = NULL;
+    WM_TRACK(sc, &h, wk_narrow(x, 1, all ? 0 : n - 1, all ? n : 1, &h));
+    WM_TRACK(sc, &hn, wk_rms_norm(h, m->out_norm, m->cfg.eps, &hn));
+    WM_TRY(wm_linear(sc, hn, m->lm_head_t, NULL, &lg));
+    size_t rows = (size_t)m->batch * (size_t)(all ? n : 1);
+    if (logits) {
+        WM_TRACK(sc, &l32, wk_cast(lg, WK_F32, &l32));
+        wk_status s = wk_tensor_to_host(l32, logits, sizeof(float) * rows * (size_t)m->cfg.vocab);
+        if (s != WK_OK)
+            return wm_fail(sc->err, sc->cap, s, "%s", wk_last_error());
+    }
+    if (next) {
+        WM_TRACK(sc, &last, wk_narrow(lg, 1, all ? n - 1 : 0, 1, &last));
+        WM_TRACK(sc, &am, wk_argmax(last, -1, false, &am));
+        int64_t *ids = malloc(sizeof(int64_t) * (size_t)m->batch);
+        wk_status s = ids ? wk_tensor_to_host(am, ids, sizeof(int64_t) * (size_t)m->batch) : WK_ERR_OUT_OF_MEMORY;
+        for (int b = 0; s == WK_OK && b < m->batch; b++)
+            next[b] = (int32_t)ids[b];
+        free(ids);
+        if (s != WK_OK)
+            return wm_fail(sc->err, sc->cap, s, "greedy tokens: %s", wk_last_error());
+    }
+    return WK_OK;
+}
+
+wk_status llama_forward(llama_model *m, const int32_t *ids, int n, bool all_positions, float *logits, int32_t *next,
+                        char *err, size_t cap)
+{
+    if (!m || !ids || n < 1)
+        return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "llama_forward: NULL model or ids, or n < 1");
+    if (n > m->context - m->pos)
+        return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "llama_forward: %d tokens after %d do not fit a context of %d",
+                       n, m->pos, m->context);
+    for (int i = 0; i < n * m->batch; i++)
+        if (ids[i] < 0 || ids[i] >= m->cfg.vocab)
+            return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "llama_forward: token id %d outside the vocabulary of %d",
+                           ids[i], m->cfg.vocab);
+    wm_scope sc = {.err = err, .cap = cap};
+    step st = {0};
+    int64_t shape[2] = {m->batch, n}, flat = (int64_t)m->batch * n, x3[3] = {m->batch, n, m->cfg.hidden};
+    wk_tensor *idt = NULL, *fl = NULL, *e = NULL, *x = NULL;
+    wk_status s = make_step(&sc, m, n, &st);
+    if (s == WK_OK)
+        s = wm_track(&sc, wk_tensor_from_host(m->dev, WK_I32, 2, shape, ids, &idt), &idt);
+    if (s == WK_OK)
+        s = wm_track(&sc, wk_reshape(idt, 1, &flat, &fl), &fl);
+    if (s == WK_OK)
+        s = wm_track(&sc, wk_index_select(m->embed, 0, fl, &e), &e);
+    if (s == WK_OK && (s = wk_reshape(e, 3, x3, &x)) != WK_OK)
+        wm_fail(err, cap, s, "%s", wk_last_error());
+    for (int i = 0; i < m->cfg.layers && s == WK_OK; i++) {
+        wk_tensor *y = NULL;
+        s = run_layer(m, &m->layer[i], x, &st, &y, err, cap);
+        wk_tensor_release(x);
+        x = y;
+    }
+    if (s == WK_OK && (s = wm_track(&sc, WK_OK, &x)) == WK_OK)
+        s = head(&sc, m, x, n, all_positions, logits, next);
+    else
+        wk_tensor_release(x);
+    wm_scope_end(&sc);
+    if (s == WK_OK)
+        m->pos += n;
+    return s;
+}

@@ -1,0 +1,223 @@
+/* llama_load.c: a Llama's weights from a Hugging Face directory (model.safetensors, or shards listed by
+ * model.safetensors.index.json) or a GGUF file, by the same table of tensors under either naming, checked against
+ * the configuration and fused where one product serves several (q, k, v; gate and up). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "llama_internal.h"
+#include "scope.h"
+
+#define MAX_SHARDS 64
+
+/* Where the weights come from: one GGUF file, or safetensors files (one, or shards by an index). */
+typedef struct wsrc {
+    const wk_gguf *g;
+    const char *dir;
+    json_t *index; /* weight_map of model.safetensors.index.json, or NULL */
+    struct { char *file; wk_safetensors *f; } shard[MAX_SHARDS];
+    int nshards;
+    llama_model *m;
+    char *err;
+    size_t cap;
+} wsrc;
+
+/* The safetensors file holding `name`, opened once. */
+static wk_status shard_of(wsrc *s, const char *name, wk_safetensors **out)
+{
+    const char *file = "model.safetensors";
+    if (s->index && !(file = json_string_value(json_object_get(s->index, name))))
+        return wm_fail(s->err, s->cap, WK_ERR_FILE, "%s/model.safetensors.index.json: no %s", s->dir, name);
+    for (int i = 0; i < s->nshards; i++)
+        if (!strcmp(s->shard[i].file, file)) {
+            *out = s->shard[i].f;
+            return WK_OK;
+        }
+    if (s->nshards == MAX_SHARDS || strchr(file, '/'))
+        return wm_fail(s->err, s->cap, WK_ERR_UNSUPPORTED, "%s: shard \"%s\" (at most %d, in the directory)",
+                       s->dir, file, MAX_SHARDS);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", s->dir, file);
+    wk_status st = wk_safetensors_open(path, out);
+    if (st != WK_OK)
+        return wm_fail(s->err, s->cap, st, "%s", wk_last_error());
+    s->shard[s->nshards].file = strdup(file);
+    s->shard[s->nshards++].f = *out;
+    return WK_OK;
+}
+
+/* Tensor `name` in the model's dtype, of shape (d0) (d1 < 0) or (d0, d1); absent and optional: *out NULL. */
+static wk_status get(wsrc *s, const char *name, int64_t d0, int64_t d1, bool optional, wk_tensor **out)
+{
+    *out = NULL;
+    wk_status st;
+    if (s->g) {
+        int64_t i;
+        if (wk_gguf_find(s->g, name, &i) != WK_OK)
+            return optional ? WK_OK : wm_fail(s->err, s->cap, WK_ERR_FILE, "the GGUF file has no tensor %s", name);
+        st = wk_gguf_load_as(s->g, name, s->m->dev, s->m->dtype, out);
+    } else {
+        wk_safetensors *f = NULL;
+        int64_t i;
+        if (optional && !s->index && (shard_of(s, name, &f) != WK_OK || wk_safetensors_find(f, name, &i) != WK_OK))
+            return WK_OK;
+        WM_TRY(shard_of(s, name, &f));
+        st = wk_safetensors_load_as(f, name, s->m->dev, s->m->dtype, out);
+    }
+    if (st != WK_OK)
+        return wm_fail(s->err, s->cap, st, "%s: %s", name, wk_last_error());
+    const int64_t *sh = wk_tensor_shape(*out);
+    int rank = d1 < 0 ? 1 : 2;
+    if (wk_tensor_rank(*out) != rank || sh[0] != d0 || (rank == 2 && sh[1] != d1)) {
+        wm_fail(s->err, s->cap, WK_ERR_FILE, "%s: shape [%lld%s%lld] where the configuration needs [%lld%s%lld]",
+                name, (long long)sh[0], rank == 2 ? ", " : "", rank == 2 ? (long long)sh[1] : 0LL, (long long)d0,
+                rank == 2 ? ", " : "", rank == 2 ? (long long)d1 : 0LL);
+        wk_tensor_release(*out);
+        *out = NULL;
+        return WK_ERR_FILE;
+    }
+    return WK_OK;
+}
+
+/* The tensors of one layer under each naming; %d is the layer. */
+enum { W_ATTN_NORM, W_Q, W_K, W_V, W_O, W_FFN_NORM, W_GATE, W_UP, W_DOWN, W_QB, W_KB, W_VB, W_COUNT };
+static const char *const hf_names[W_COUNT] = {
+    "model.layers.%d.input_layernorm.weight", "model.layers.%d.self_attn.q_proj.weight",
+    "model.layers.%d.self_attn.k_proj.weight", "model.layers.%d.self_attn.v_proj.weight",
+    "model.layers.%d.self_attn.o_proj.weight", "model.layers.%d.post_attention_layernorm.weight",
+    "model.layers.%d.mlp.gate_proj.weight", "model.layers.%d.mlp.up_proj.weight",
+    "model.layers.%d.mlp.down_proj.weight", "model.layers.%d.self_attn.q_proj.bias",
+    "model.layers.%d.self_attn.k_proj.bias", "model.layers.%d.self_attn.v_proj.bias"};
+static const char *const gguf_names[W_COUNT] = {
+    "blk.%d.attn_norm.weight", "blk.%d.attn_q.weight", "blk.%d.attn_k.weight", "blk.%d.attn_v.weight",
+    "blk.%d.attn_output.weight", "blk.%d.ffn_norm.weight", "blk.%d.ffn_gate.weight", "blk.%d.ffn_up.weight",
+    "blk.%d.ffn_down.weight", "blk.%d.attn_q.bias", "blk.%d.attn_k.bias", "blk.%d.attn_v.bias"};
+
+/* Loads the n tensors ws (rows[i] x cols, or 1-D when cols < 0) of layer i, stacks them by rows into *out, and
+ * with transpose gives the (cols, rows) view. */
+static wk_status stacked(wsrc *s, int i, const int *ws, const int64_t *rows, int n, int64_t cols, bool transpose,
+                         wk_tensor **out)
+{
+    wk_tensor *part[3] = {NULL, NULL, NULL}, *cat = NULL;
+    wk_status st = WK_OK;
+    for (int k = 0; k < n && st == WK_OK; k++) {
+        char name[160];
+        snprintf(name, sizeof name, (s->g ? gguf_names : hf_names)[ws[k]], i);
+        st = get(s, name, rows[k], cols, false, &part[k]);
+    }
+    if (st == WK_OK && (st = n > 1 ? wk_cat((const wk_tensor *const *)part, n, 0, &cat) : WK_OK) != WK_OK)
+        wm_fail(s->err, s->cap, st, "%s", wk_last_error());
+    wk_tensor *whole = n > 1 ? cat : part[0];
+    if (st == WK_OK && transpose && (st = wk_transpose(whole, 0, 1, out)) != WK_OK)
+        wm_fail(s->err, s->cap, st, "%s", wk_last_error());
+    if (st == WK_OK && !transpose) {
+        wk_tensor_retain(whole);
+        *out = whole;
+    }
+    for (int k = 0; k < n; k++)
+        wk_tensor_release(part[k]);
+    wk_tensor_release(cat);
+    return st;
+}
+
+static wk_status load_layer(wsrc *s, int i, llama_layer *L)
+{
+    const llama_config *c = &s->m->cfg;
+    int64_t H = c->hidden, I = c->inter, q = (int64_t)c->heads * c->head_dim, kv = (int64_t)c->kv_heads * c->head_dim;
+    const int64_t qkv_rows[3] = {q, kv, kv}, gu_rows[2] = {I, I}, h1[1] = {H};
+    const int w_qkv[3] = {W_Q, W_K, W_V}, w_qkvb[3] = {W_QB, W_KB, W_VB}, w_gu[2] = {W_GATE, W_UP};
+    const int w_an[1] = {W_ATTN_NORM}, w_fn[1] = {W_FFN_NORM}, w_o[1] = {W_O}, w_dn[1] = {W_DOWN};
+    WM_TRY(stacked(s, i, w_an, h1, 1, -1, false, &L->attn_norm));
+    WM_TRY(stacked(s, i, w_qkv, qkv_rows, 3, H, true, &L->qkv_t));
+    if (c->qkv_bias)
+        WM_TRY(stacked(s, i, w_qkvb, qkv_rows, 3, -1, false, &L->qkv_b));
+    WM_TRY(stacked(s, i, w_o, h1, 1, q, true, &L->o_t));
+    WM_TRY(stacked(s, i, w_fn, h1, 1, -1, false, &L->ffn_norm));
+    WM_TRY(stacked(s, i, w_gu, gu_rows, 2, H, true, &L->gate_up_t));
+    return stacked(s, i, w_dn, h1, 1, I, true, &L->down_t);
+}
+
+/* Embeddings, final norm, output projection (the embeddings' view when tied), and every layer. */
+static wk_status load_all(wsrc *s)
+{
+    llama_model *m = s->m;
+    const llama_config *c = &m->cfg;
+    bool gg = s->g != NULL;
+    WM_TRY(get(s, gg ? "token_embd.weight" : "model.embed_tokens.weight", c->vocab, c->hidden, false, &m->embed));
+    WM_TRY(get(s, gg ? "output_norm.weight" : "model.norm.weight", c->hidden, -1, false, &m->out_norm));
+    wk_tensor *head = NULL;
+    if (!c->tied)
+        WM_TRY(get(s, gg ? "output.weight" : "lm_head.weight", c->vocab, c->hidden, c->tied, &head));
+    wk_status st = wk_transpose(head ? head : m->embed, 0, 1, &m->lm_head_t);
+    wk_tensor_release(head);
+    if (st != WK_OK)
+        return wm_fail(s->err, s->cap, st, "%s", wk_last_error());
+    m->layer = calloc((size_t)c->layers, sizeof *m->layer);
+    if (!m->layer)
+        return wm_fail(s->err, s->cap, WK_ERR_OUT_OF_MEMORY, "no memory for %d layers", c->layers);
+    for (int i = 0; i < c->layers; i++)
+        WM_TRY(load_layer(s, i, &m->layer[i]));
+    return WK_OK;
+}
+
+static void close_src(wsrc *s)
+{
+    for (int i = 0; i < s->nshards; i++) {
+        wk_safetensors_close(s->shard[i].f);
+        free(s->shard[i].file);
+    }
+    json_decref(s->index);
+}
+
+wk_status llama_weights_hf(const char *dir, llama_model *m, char *err, size_t cap)
+{
+    wsrc s = {.dir = dir, .m = m, .err = err, .cap = cap};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/model.safetensors.index.json", dir);
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        json_error_t je;
+        json_t *idx = json_loadf(f, 0, &je);
+        fclose(f);
+        s.index = json_incref(json_object_get(idx, "weight_map"));
+        json_decref(idx);
+        if (!json_is_object(s.index)) {
+            json_decref(s.index);
+            return wm_fail(err, cap, WK_ERR_FILE, "%s: no weight_map", path);
+        }
+    }
+    wk_status st = load_all(&s);
+    close_src(&s);
+    return st;
+}
+
+/* rope_freqs.weight, when the file has one, as the rope factors (llama.cpp's converter writes Llama-3 scaling so). */
+static wk_status gguf_rope_factors(wsrc *s)
+{
+    llama_config *c = &s->m->cfg;
+    int64_t i;
+    wk_device *cpu = NULL;
+    wk_tensor *t = NULL;
+    if (wk_gguf_find(s->g, "rope_freqs.weight", &i) != WK_OK)
+        return WK_OK;
+    size_t n = (size_t)c->head_dim / 2;
+    c->rope_factors = malloc(sizeof(float) * n);
+    wk_status st = c->rope_factors ? wk_device_get("cpu", &cpu) : WK_ERR_OUT_OF_MEMORY;
+    if (st == WK_OK)
+        st = wk_gguf_load_as(s->g, "rope_freqs.weight", cpu, WK_F32, &t);
+    if (st == WK_OK && (wk_tensor_rank(t) != 1 || (size_t)wk_tensor_shape(t)[0] != n))
+        st = WK_ERR_FILE;
+    if (st == WK_OK)
+        st = wk_tensor_to_host(t, c->rope_factors, sizeof(float) * n);
+    wk_tensor_release(t);
+    return st == WK_OK ? WK_OK : wm_fail(s->err, s->cap, st, "rope_freqs.weight: not %zu f32 factors", n);
+}
+
+wk_status llama_weights_gguf(const wk_gguf *g, const char *path, llama_model *m, char *err, size_t cap)
+{
+    wsrc s = {.g = g, .dir = path, .m = m, .err = err, .cap = cap};
+    WM_TRY(gguf_rope_factors(&s));
+    return load_all(&s);
+}
