@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# gpu-llama.sh: wick's Llama generator against llama.cpp's llama-bench on the same GPU and the same GGUF files (the
+# model-level anchor of issue 18). The kit ../shared/anchors/llama-bench must be copied to .anchors/llama-bench
+# (ignored) and carried; its CUDA build takes ~5 minutes, so the steps split across calls on one warm machine:
+#   scripts/gpu-llama.sh anchor-build          (llama.cpp built in /tmp/llama-kit-build-sm90)
+#   scripts/gpu-llama.sh anchor wick           (the random-weight Llama-3.2-1B-shaped GGUFs, llama-bench, then wick)
+# wick: `wick generate FILE --warmup` with a 512-token prompt and 128 new tokens, batch 1, on cuda:0, for each file
+# it can read (F16 today; the quantized ones once issue 13's matmul lands), in f16 and bf16.
+# Environment: OUT (./gpu-out), BUILD_DIR (build-gpu; built by gpu-check.sh or here), CMAKE_ARGS.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+OUT=${OUT:-./gpu-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+BUILD=${BUILD_DIR:-build-gpu}
+WORK=/tmp/wick-llama-kit
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(anchor-build anchor wick)
+wanted() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+[ -d .anchors/llama-bench ] || { echo "gpu-llama.sh: copy ../shared/anchors/llama-bench to .anchors/ first" >&2; exit 2; }
+
+if wanted anchor-build; then
+    ONLY_BUILD=1 bash .anchors/llama-bench/run.sh "$OUT/llama" >"$OUT/anchor-build.txt" 2>&1 || exit 1
+fi
+if wanted anchor; then
+    KEEP_WORK=1 WORK_DIR=$WORK bash .anchors/llama-bench/run.sh "$OUT/llama" >"$OUT/anchor.txt" 2>&1 || exit 1
+    sed -n '/summary/,/step timings/p' "$OUT/anchor.txt"
+fi
+if wanted wick; then
+    if [ ! -x "$BUILD/wick" ]; then
+        cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON ${CMAKE_ARGS:-} >"$OUT/build.log" 2>&1 &&
+            cmake --build "$BUILD" -j "$(nproc)" --target wick wick_cli >>"$OUT/build.log" 2>&1 || exit 1
+    fi
+    prompt=$(seq 300 811 | paste -sd, -)
+    for f in "$WORK"/model-*.gguf; do
+        for dt in f16 bf16; do
+            printf '%s %s: ' "$(basename "$f")" "$dt"
+            timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --device cuda:0 --dtype $dt --warmup \
+                2>&1 >/dev/null | tail -1
+        done
+    done
+fi
