@@ -24,7 +24,7 @@ static wk_status self_attention(wm_scope *sc, const bert_model *m, const bert_la
                                 const wk_tensor *lens, wk_tensor **out)
 {
     int64_t B = wk_tensor_shape(x)[0], S = wk_tensor_shape(x)[1], H = m->hidden, nh = m->heads, hd = H / nh;
-    wk_tensor *qkv = NULL, *q = NULL, *k = NULL, *v = NULL, *a = NULL, *ap = NULL, *ac = NULL;
+    wk_tensor *qkv = NULL, *q = NULL, *k = NULL, *v = NULL, *a = NULL;
     WM_TRY(wm_linear(sc, x, L->qkv_t, L->qkv_b, &qkv));
     const int64_t shape[4] = {B, nh, S, hd}, strides[4] = {S * 3 * H, hd, 3 * H, 1};
     int64_t base = wk_tensor_offset(qkv);
@@ -33,12 +33,7 @@ static wk_status self_attention(wm_scope *sc, const bert_model *m, const bert_la
     WM_TRACK(sc, &v, wk_as_strided(qkv, 4, shape, strides, base + 2 * H, &v));
     wk_attention_params p = {.seq_lens = lens};
     WM_TRACK(sc, &a, wk_attention(q, k, v, &p, &a, NULL));
-    const int perm[4] = {0, 2, 1, 3};
-    const int64_t joined[3] = {B, S, H};
-    WM_TRACK(sc, &ap, wk_permute(a, perm, &ap));
-    WM_TRACK(sc, &ac, wk_contiguous(ap, &ac));
-    WM_TRACK(sc, out, wk_reshape(ac, 3, joined, out));
-    return WK_OK;
+    return wm_join_heads(sc, a, out);
 }
 
 /* One encoder layer: x (B, S, H) -> *out (B, S, H), a new reference the caller owns. */

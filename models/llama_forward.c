@@ -18,7 +18,7 @@ static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L
 {
     const llama_config *c = &m->cfg;
     int64_t B = m->batch, n = st->n, D = c->head_dim, hq = c->heads, hkv = c->kv_heads, C = (hq + 2 * hkv) * D;
-    wk_tensor *qkv = NULL, *q = NULL, *k = NULL, *v = NULL, *qr = NULL, *kr = NULL, *a = NULL, *ap = NULL, *ac = NULL;
+    wk_tensor *qkv = NULL, *q = NULL, *k = NULL, *v = NULL, *qr = NULL, *kr = NULL, *a = NULL;
     WM_TRY(wm_linear(sc, h, L->qkv_t, L->qkv_b, &qkv));
     const int64_t qs[4] = {B, hq, n, D}, ks[4] = {B, hkv, n, D}, strides[4] = {n * C, D, C, 1};
     int64_t base = wk_tensor_offset(qkv);
@@ -34,12 +34,7 @@ static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L
         return wm_fail(sc->err, sc->cap, s, "%s", wk_last_error());
     wk_attention_params p = {.causal = true, .seq_lens = st->len_after};
     WM_TRACK(sc, &a, wk_attention(qr, L->k_cache, L->v_cache, &p, &a, NULL));
-    const int perm[4] = {0, 2, 1, 3};
-    const int64_t joined[3] = {B, n, hq * D};
-    WM_TRACK(sc, &ap, wk_permute(a, perm, &ap));
-    WM_TRACK(sc, &ac, wk_contiguous(ap, &ac));
-    WM_TRACK(sc, out, wk_reshape(ac, 3, joined, out));
-    return WK_OK;
+    return wm_join_heads(sc, a, out);
 }
 
 /* One layer: x (B, n, hidden) -> *out, a new reference the caller owns. */

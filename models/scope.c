@@ -43,3 +43,14 @@ wk_status wm_linear(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const
     WM_TRACK(sc, out, wk_binary(WK_BINARY_ADD, y, b, out));
     return WK_OK;
 }
+
+wk_status wm_join_heads(wm_scope *sc, const wk_tensor *a, wk_tensor **out)
+{
+    const int perm[4] = {0, 2, 1, 3};
+    const int64_t *s = wk_tensor_shape(a), joined[3] = {s[0], s[2], s[1] * s[3]};
+    wk_tensor *ap = NULL, *ac = NULL;
+    WM_TRACK(sc, &ap, wk_permute(a, perm, &ap));
+    WM_TRACK(sc, &ac, wk_contiguous(ap, &ac));
+    WM_TRACK(sc, out, wk_reshape(ac, 3, joined, out));
+    return WK_OK;
+}

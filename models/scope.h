@@ -35,4 +35,7 @@ wk_status wm_track(wm_scope *sc, wk_status s, wk_tensor **out);
 /* x W^T (+ b when b is not NULL), with wt the (in, out) view of the file's (out, in) weight. */
 wk_status wm_linear(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_tensor *b, wk_tensor **out);
 
+/* The attention output a (B, heads, n, head_dim) as (B, n, heads * head_dim), contiguous (the next product's input). */
+wk_status wm_join_heads(wm_scope *sc, const wk_tensor *a, wk_tensor **out);
+
 #endif

@@ -25,21 +25,8 @@ fi
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build test bench sanitize)
-wanted() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
-failed=0
-# step NAME TIMEOUT COMMAND...: runs COMMAND into the log, notes pass/fail in the summary.
-step() {
-    local name=$1 lim=$2 t0 rc
-    shift 2
-    t0=$(date +%s)
-    echo "== $(date +%T) $name: $*" >>"$LOG"
-    timeout -k 10 "$lim" "$@" >>"$LOG" 2>&1
-    rc=$?
-    echo "| $name | $([ $rc -eq 0 ] && echo pass || echo "FAIL (rc $rc)") | $(($(date +%s) - t0)) s |" >>"$SUMMARY"
-    [ $rc -eq 0 ] || failed=1
-    return $rc
-}
+source scripts/gpu-steps.sh
+wick_steps_init build test bench sanitize
 
 # Where the loader cannot find libnccl.so.2, use the toolkit's or PyTorch's copy.
 if [ -z "${WICK_NCCL_LIBRARY:-}" ] && ! ldconfig -p | grep -q 'libnccl\.so\.2'; then

@@ -15,8 +15,8 @@ OUT=$(cd "$OUT" && pwd)
 BUILD=${BUILD_DIR:-build-gpu}
 WORK=/tmp/wick-llama-kit
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(anchor-build anchor wick)
-wanted() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+source scripts/gpu-steps.sh
+wick_steps_init anchor-build anchor wick
 [ -d .anchors/llama-bench ] || { echo "gpu-llama.sh: copy ../shared/anchors/llama-bench to .anchors/ first" >&2; exit 2; }
 
 if wanted anchor-build; then

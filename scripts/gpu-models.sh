@@ -23,18 +23,6 @@ SUMMARY=$OUT/models-summary.md
 if [ -z "${PYTHON:-}" ]; then
     if [ -x /opt/torch/.venv/bin/python3 ]; then PYTHON=/opt/torch/.venv/bin/python3; else PYTHON=python3; fi
 fi
-failed=0
-step() {
-    local name=$1 lim=$2 t0 rc
-    shift 2
-    t0=$(date +%s)
-    echo "== $(date +%T) $name: $*" >>"$LOG"
-    timeout -k 10 "$lim" "$@" >>"$LOG" 2>&1
-    rc=$?
-    echo "| $name | $([ $rc -eq 0 ] && echo pass || echo "FAIL (rc $rc)") | $(($(date +%s) - t0)) s |" >>"$SUMMARY"
-    [ $rc -eq 0 ] || failed=1
-    return $rc
-}
 
 if [ "${1:-}" = split ]; then
     src=${2:?usage: gpu-models.sh split MODEL_DIR}
@@ -47,8 +35,8 @@ if [ "${1:-}" = split ]; then
 fi
 
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(assemble build reference test bench)
-wanted() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+source scripts/gpu-steps.sh
+wick_steps_init assemble build reference test bench
 [ -f "$SUMMARY" ] || printf '# Models on %s\n\n| step | result | time |\n|---|---|---|\n' \
     "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" >"$SUMMARY"
 
