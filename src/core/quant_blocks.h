@@ -162,7 +162,7 @@ WK_HD unsigned wk_q_trunc_clip(float v, unsigned top)
 /* Q4_0 / Q5_0: the element of largest magnitude (the first of equals) scales to -8 / -16 (gguf-py's quantize). */
 WK_HD void wk_q_quant_sym(const float *x, uint8_t *y, int bits)
 {
-    float amax = 0, max = 0;
+    float amax = 0, max = x[0]; /* numpy's argmax: index 0 when every |x| is 0 (-0 gives d = +0) */
     for (int j = 0; j < WK_QK; j++)
         if (fabsf(x[j]) > amax) {
             amax = fabsf(x[j]);
