@@ -253,9 +253,11 @@ wk_status wk_cat(const wk_tensor *const *ts, int n, int dim, wk_tensor **out)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: tensor list is NULL", op);
     if (n < 1)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %d tensors (need at least 1)", op, n);
-    for (int i = 0; i < n; i++)
-        if (!ts[i])
-            return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: tensor %d is NULL", op, i);
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "tensor %d", i);
+        WK_TRY(wk_check_tensor(op, name, ts[i]));
+    }
     const wk_tensor *t0 = ts[0];
     WK_TRY(wk_norm_dim(op, dim, t0->rank, &d));
     int64_t shape[WK_MAX_RANK];
