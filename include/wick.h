@@ -675,10 +675,11 @@ wk_status wk_safetensors_save(const char *path, int64_t n, const char *const *na
 
 /* ---- GGUF v2 and v3 (the llama.cpp format). GGUF dims are innermost first: a GGUF tensor of
  * ne = (ne[0], ne[1], ...) is the wick tensor of shape (..., ne[1], ne[0]); ne = (4096, 11008) loads as
- * shape (11008, 4096). Tensors of wick dtypes (and i8/i16 through the _as load) load as such; the GGML
- * block-quantized types load with wk_gguf_load_raw as u8 tensors of their raw blocks, shape (rows, bytes
- * a row), with the type in wk_gguf_tensor_info. Like safetensors, the file is mapped read-only and CPU loads
- * are zero-copy read-only views where aligned. */
+ * shape (11008, 4096). Tensors of wick dtypes (and i8/i16 through the _as load) load as such: the GGML
+ * block-quantized types wick has (Q4_0 .. IQ4_XS) as its block dtypes, their raw blocks unconverted (_as to a
+ * float dtype dequantizes them); wk_gguf_load_raw gives any tensor, the other block types included, as u8 raw
+ * blocks, shape (rows, bytes a row), with the type in wk_gguf_tensor_info. Like safetensors, the file is mapped
+ * read-only and CPU loads are zero-copy read-only views where aligned. */
 typedef struct wk_gguf wk_gguf;
 /* Metadata value types, the GGUF spec's numbering. */
 typedef enum wk_gguf_type {
@@ -723,15 +724,16 @@ wk_status wk_gguf_value_array_get(const wk_gguf_value *v, uint64_t i, const wk_g
 int64_t wk_gguf_tensor_count(const wk_gguf *g);
 wk_status wk_gguf_tensor_info_get(const wk_gguf *g, int64_t i, wk_gguf_tensor_info *out);
 wk_status wk_gguf_find(const wk_gguf *g, const char *name, int64_t *index);
-/* A tensor of a wick dtype; WK_ERR_DTYPE for i8/i16 (use _as) and the block types (use _raw). */
+/* A tensor of a wick dtype; WK_ERR_DTYPE for i8/i16 (use _as) and the block types wick lacks (use _raw). */
 wk_status wk_gguf_load(const wk_gguf *g, const char *name, wk_device *dev, wk_tensor **out);
 wk_status wk_gguf_load_as(const wk_gguf *g, const char *name, wk_device *dev, wk_dtype dt, wk_tensor **out);
 /* Any tensor's bytes as u8 of shape (rows, bytes a row), rows = the product of ne[1..]. */
 wk_status wk_gguf_load_raw(const wk_gguf *g, const char *name, wk_device *dev, wk_tensor **out);
 /* Writing: a builder of metadata and tensors, then one atomic write (temporary file + rename), version 3,
  * tensors aligned to general.alignment when set (an unsigned integer, a power of two), else 32. Tensors of
- * f32, f16, bf16, f64, i32 and i64 (any device, any strides); u8 and u32 are WK_ERR_DTYPE (GGUF has no unsigned
- * tensor types). */
+ * f32, f16, bf16, f64, i32, i64 and the block dtypes (any device, any strides); u8 and u32 are WK_ERR_DTYPE (GGUF
+ * has no unsigned tensor types). wk_npy_save, wk_safetensors_save and wk_to_dlpack refuse the block dtypes
+ * (WK_ERR_DTYPE): those formats have no type for them. */
 typedef struct wk_gguf_writer wk_gguf_writer;
 wk_status wk_gguf_writer_new(wk_gguf_writer **out);
 void wk_gguf_writer_free(wk_gguf_writer *w);

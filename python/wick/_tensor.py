@@ -8,9 +8,10 @@ import numpy as np
 from . import _dlpack as dl
 from ._lib import WickError, device as _device, i64_array, lib, out
 
-# wk_dtype order: the element dtypes, then GGML's block-quantized ones (QDTYPES)
-QDTYPES = ("q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k", "iq4_nl", "iq4_xs")
-DTYPES = ("u8", "u32", "i32", "i64", "f16", "bf16", "f32", "f64") + QDTYPES
+DTYPES = ("u8", "u32", "i32", "i64", "f16", "bf16", "f32", "f64")  # wk_dtype order: the element dtypes,
+QDTYPES = ("q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k", "iq4_nl",
+           "iq4_xs")  # then GGML's block-quantized ones
+_ALL_DTYPES = DTYPES + QDTYPES
 _NP_OF = {"u8": "uint8", "u32": "uint32", "i32": "int32", "i64": "int64", "f16": "float16", "f32": "float32",
           "f64": "float64"}
 _WK_OF = {np.dtype(v): k for k, v in _NP_OF.items()}
@@ -29,9 +30,9 @@ def _bfloat16():
 def dtype_code(name):
     """wk_dtype value of a dtype name ("f32", ...)."""
     try:
-        return DTYPES.index(str(name))
+        return _ALL_DTYPES.index(str(name))
     except ValueError:
-        raise WickError("WK_ERR_INVALID_ARGUMENT", f"unknown dtype {name!r}: one of {', '.join(DTYPES)}") \
+        raise WickError("WK_ERR_INVALID_ARGUMENT", f"unknown dtype {name!r}: one of {', '.join(_ALL_DTYPES)}") \
             from None
 
 
@@ -99,7 +100,7 @@ class Tensor:
 
     @property
     def dtype(self):
-        return DTYPES[lib.wk_tensor_dtype(self._h)]
+        return _ALL_DTYPES[lib.wk_tensor_dtype(self._h)]
 
     @property
     def device(self):

@@ -189,9 +189,9 @@ WK_HD void wk_q_quant_sym(const float *x, uint8_t *y, int bits)
 WK_HD void wk_q_quant_asym(const float *x, uint8_t *y, int bits)
 {
     float mn = x[0], mx = x[0];
-    for (int j = 1; j < WK_QK; j++) {
-        mn = x[j] < mn ? x[j] : mn;
-        mx = x[j] > mx ? x[j] : mx;
+    for (int j = 1; j < WK_QK; j++) { /* the last of equals, as numpy's min/max: the sign of a zero min matters */
+        mn = x[j] <= mn ? x[j] : mn;
+        mx = x[j] >= mx ? x[j] : mx;
     }
     unsigned top = bits == 4 ? 15u : 31u, q[WK_QK];
     float d = (mx - mn) / (float)top, id = d == 0 ? 0.0f : 1.0f / d;

@@ -67,7 +67,7 @@ bool wk_ggml_type_of_dtype(wk_dtype dt, uint32_t *id)
     default: break;
     }
     for (uint32_t i = 0; i < sizeof qtypes / sizeof qtypes[0]; i++)
-        if (qtypes[i] == dt) {
+        if (qtypes[i] != 0 && qtypes[i] == dt) { /* 0 marks no block dtype (and is WK_U8) */
             *id = i;
             return true;
         }

@@ -145,8 +145,11 @@ def test_quantize_k():
     x = rng.standard_normal((256, 1024)).astype(np.float32)
     for name, sub, bits in (("q4_k", 32, 4), ("q5_k", 32, 5), ("q6_k", 16, 6)):
         base = rmse(minmax_baseline(x, sub, bits, name == "q6_k"), x)
+        cpu_blocks = None
         for dev in DEVICES:
             q = wick.quantize(wick.from_numpy(x, dev), name)
+            cpu_blocks = q.numpy() if cpu_blocks is None else cpu_blocks
+            check(q.numpy().tobytes() == cpu_blocks.tobytes(), f"{name} {dev}: the same blocks as the CPU's")
             mine = rmse(wick.dequantize(q).numpy(), x)
             viagguf = gguf.quants.dequantize(q.numpy(), TYPES[name]).reshape(x.shape)
             check(same_bits(wick.dequantize(q).numpy(), viagguf), f"{name} {dev}: gguf-py reads our blocks alike")
