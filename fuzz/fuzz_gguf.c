@@ -12,7 +12,7 @@ static unsigned sink;
 
 static void touch(wk_tensor *t)
 {
-    size_t n = (size_t)wk_tensor_numel(t) * wk_dtype_size(wk_tensor_dtype(t));
+    size_t n = wk_tensor_nbytes(t);
     unsigned char *b = malloc(n + 1);
     if (b && wk_tensor_to_host(t, b, n + 1) == WK_OK)
         for (size_t i = 0; i < n; i++)
@@ -72,7 +72,12 @@ static int64_t load_all(const wk_gguf *g, wk_device *cpu, wk_gguf_writer *w)
         wk_tensor_release(t);
         t = NULL;
         s = wk_gguf_load(g, info.name, cpu, &t);
-        if (s != (known && info.type < WK_DTYPE_COUNT ? WK_OK : WK_ERR_DTYPE))
+        char lower[16] = {0};
+        for (size_t k = 0; k + 1 < sizeof lower && info.ggml_type_name[k]; k++)
+            lower[k] = (char)(info.ggml_type_name[k] | (info.ggml_type_name[k] >= 'A' && info.ggml_type_name[k] <= 'Z' ? 0x20 : 0));
+        wk_dtype qd;
+        bool block = info.type == WK_FILE_QUANTIZED && wk_dtype_from_name(lower, &qd) == WK_OK; /* a wick block dtype */
+        if (s != (known && (info.type < WK_DTYPE_COUNT || block) ? WK_OK : WK_ERR_DTYPE))
             abort();
         if (t) {
             touch(t);

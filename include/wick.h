@@ -86,13 +86,30 @@ typedef enum wk_dtype {
     WK_F16 = 4,  /* IEEE binary16, arithmetic in f32 */
     WK_BF16 = 5, /* bfloat16, arithmetic in f32 */
     WK_F32 = 6,
-    WK_F64 = 7
+    WK_F64 = 7,
+    /* GGML's block-quantized types, byte for byte the GGUF layouts (ggml-common.h): a block of 32 or 256
+     * consecutive elements of a row is stored as scales and packed integers. */
+    WK_Q4_0 = 8, WK_Q4_1 = 9, WK_Q5_0 = 10, WK_Q5_1 = 11, WK_Q8_0 = 12,      /* blocks of 32 */
+    WK_Q2_K = 13, WK_Q3_K = 14, WK_Q4_K = 15, WK_Q5_K = 16, WK_Q6_K = 17,   /* super-blocks of 256 */
+    WK_Q8_K = 18,                                                          /* 256: f32 scale, i8 values */
+    WK_IQ4_NL = 19,                                                        /* 32, non-linear 4-bit */
+    WK_IQ4_XS = 20                                                         /* 256, non-linear 4-bit */
 } wk_dtype;
+/* The element dtypes (a fixed size per element) are 0 .. WK_DTYPE_COUNT-1; the block-quantized dtypes are
+ * WK_DTYPE_COUNT .. WK_DTYPE_ALL_COUNT-1. */
 #define WK_DTYPE_COUNT 8
+#define WK_DTYPE_ALL_COUNT 21
 
-size_t wk_dtype_size(wk_dtype dt);      /* bytes per element; 0 for an invalid dtype */
-const char *wk_dtype_name(wk_dtype dt); /* "u8", "f32", ...; "invalid" for an invalid dtype */
+/* Bytes per element: 0 for an invalid dtype and for the block-quantized dtypes, which have no size per element
+ * (use wk_dtype_block_size / wk_dtype_block_bytes and wk_tensor_nbytes). */
+size_t wk_dtype_size(wk_dtype dt);
+const char *wk_dtype_name(wk_dtype dt); /* "u8", "f32", "q4_0", "q4_k", "iq4_xs", ...; "invalid" otherwise */
 bool wk_dtype_is_float(wk_dtype dt);    /* f16, bf16, f32, f64 */
+bool wk_dtype_is_quantized(wk_dtype dt); /* WK_Q4_0 .. WK_IQ4_XS */
+/* Elements a block holds (32 or 256) and the bytes of one block; 1 and wk_dtype_size for the element dtypes, 0
+ * for an invalid dtype. */
+int64_t wk_dtype_block_size(wk_dtype dt);
+size_t wk_dtype_block_bytes(wk_dtype dt);
 /* Parses "f32" etc. into *out. WK_ERR_INVALID_ARGUMENT for an unknown name. */
 wk_status wk_dtype_from_name(const char *name, wk_dtype *out);
 
@@ -134,7 +151,19 @@ typedef struct wk_tensor wk_tensor;
 /* An uninitialised contiguous tensor. rank 0..WK_MAX_RANK; shape may be NULL when rank is 0;
  * zero-sized dims are allowed. */
 wk_status wk_tensor_empty(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, wk_tensor **out);
-/* A contiguous tensor holding a copy of `data` (row-major, numel * dtype size bytes). */
+/* Block-quantized tensors (WK_Q4_0 .. WK_IQ4_XS). The shape counts elements; rank >= 1 and the last dim a multiple
+ * of the block size (WK_ERR_SHAPE otherwise); the data is the rows' blocks one after the other, numel / block
+ * size * block bytes in all (wk_tensor_nbytes). Strides and offsets still count elements. Such a tensor can be
+ * made (wk_tensor_empty, wk_tensor_from_host of raw blocks, wk_quantize, wk_gguf_load), moved (wk_to_device,
+ * wk_tensor_to_host, which write its blocks), viewed by the views that keep whole rows (wk_reshape, wk_flatten,
+ * wk_squeeze, wk_unsqueeze that leave the last dim as it is and need no copy; wk_narrow of any other dim),
+ * looked up by rows (wk_index_select along dim 0, which dequantizes) and dequantized (wk_dequantize). Every other
+ * op, given one, is WK_ERR_DTYPE saying to dequantize first. */
+/* Bytes t's elements occupy: numel * dtype size, or for a block-quantized t numel / block size * block bytes
+ * (what wk_tensor_to_host writes). */
+size_t wk_tensor_nbytes(const wk_tensor *t);
+/* A contiguous tensor holding a copy of `data` (row-major, numel * dtype size bytes; for a block-quantized dt
+ * the raw blocks, wk_tensor_nbytes bytes). */
 wk_status wk_tensor_from_host(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape,
                               const void *data, wk_tensor **out);
 /* Copies the logical contents of t (row-major, whatever its strides) to dst, which must hold
@@ -422,6 +451,10 @@ wk_status wk_upsample_bilinear2d(const wk_tensor *x, int64_t out_h, int64_t out_
  * not overlap itself, ids or src (WK_ERR_INVALID_ARGUMENT, as PyTorch). */
 /* ids 1-D: out = x with dim replaced by len(ids). */
 wk_status wk_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out);
+/* Row lookup in a block-quantized x (an embedding table stored quantized): dim must be 0 and x's rank >= 2
+ * (WK_ERR_SHAPE otherwise); the rows picked come back dequantized as f32 (wk_index_select_dequant for f16 or
+ * bf16), shape x's with dim 0 replaced by len(ids). */
+wk_status wk_index_select_dequant(const wk_tensor *x, const wk_tensor *ids, wk_dtype dt, wk_tensor **out);
 /* ids has x's rank, ids.shape[d] <= x.shape[d] for d != dim: out[i][j][k] = x[i][ids[i][j][k]][k] (dim 1). */
 wk_status wk_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out);
 /* x[..ids[i][j][k]..] = src[i][j][k] for every element of ids (ids.shape <= src.shape, and <= x.shape
@@ -435,6 +468,21 @@ wk_status wk_scatter_add_inplace(wk_tensor *x, int dim, const wk_tensor *ids, co
 /* ids 1-D of src.shape[dim] entries: x[.., ids[i], ..] += src[.., i, ..]; duplicates accumulate. */
 wk_status wk_index_add(const wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src, wk_tensor **out);
 wk_status wk_index_add_inplace(wk_tensor *x, int dim, const wk_tensor *ids, const wk_tensor *src);
+
+/* ---------------------------------------------------------------- block quantization (GGML's formats)
+ * wk_dequantize: x of a block-quantized dtype (any view a quantized tensor may be) to dt in f32, f16 or bf16
+ * (WK_ERR_DTYPE otherwise), x's shape. Every value is computed in f32 exactly as gguf-py's
+ * gguf.quants.dequantize (and ggml's dequantize_row_*) compute it, then rounded once to dt: bit-exact on every
+ * backend for every block type (Q8_K, which gguf-py lacks, as ggml: f32 scale times i8).
+ * wk_quantize: x of f32, f16 or bf16 (f16/bf16 widened to f32 exactly) to qt in Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+ * Q4_K, Q5_K, Q6_K (WK_ERR_DTYPE otherwise), x's shape; rank >= 1 and the last dim a multiple of qt's block
+ * size (WK_ERR_SHAPE). Q4_0 .. Q8_0 are gguf-py's gguf.quants.quantize bit for bit (= ggml's quantize_row_*_ref);
+ * the K types follow ggml's reference quantizers (quantize_row_q{4,5,6}_K_ref: per sub-block a weighted
+ * least-squares search of scale and min, then 6-bit (Q6_K: 8-bit) scales of the sub-block scales). Every value
+ * of x must be finite: NaN or +-inf is WK_ERR_INVALID_ARGUMENT naming the first row (flattened over the leading
+ * dims) that holds one, found before anything is written (on a GPU this reads one value a row back: a sync). */
+wk_status wk_dequantize(const wk_tensor *x, wk_dtype dt, wk_tensor **out);
+wk_status wk_quantize(const wk_tensor *x, wk_dtype qt, wk_tensor **out);
 
 /* ---------------------------------------------------------------- padding and reordering
  * Copies whose every output element is one input element (or the pad value): all dtypes, any input view; the
@@ -627,10 +675,11 @@ wk_status wk_safetensors_save(const char *path, int64_t n, const char *const *na
 
 /* ---- GGUF v2 and v3 (the llama.cpp format). GGUF dims are innermost first: a GGUF tensor of
  * ne = (ne[0], ne[1], ...) is the wick tensor of shape (..., ne[1], ne[0]); ne = (4096, 11008) loads as
- * shape (11008, 4096). Tensors of wick dtypes (and i8/i16 through the _as load) load as such; the GGML
- * block-quantized types load with wk_gguf_load_raw as u8 tensors of their raw blocks, shape (rows, bytes
- * a row), with the type in wk_gguf_tensor_info. Like safetensors, the file is mapped read-only and CPU loads
- * are zero-copy read-only views where aligned. */
+ * shape (11008, 4096). Tensors of wick dtypes (and i8/i16 through the _as load) load as such: the GGML
+ * block-quantized types wick has (Q4_0 .. IQ4_XS) as its block dtypes, their raw blocks unconverted (_as to a
+ * float dtype dequantizes them); wk_gguf_load_raw gives any tensor, the other block types included, as u8 raw
+ * blocks, shape (rows, bytes a row), with the type in wk_gguf_tensor_info. Like safetensors, the file is mapped
+ * read-only and CPU loads are zero-copy read-only views where aligned. */
 typedef struct wk_gguf wk_gguf;
 /* Metadata value types, the GGUF spec's numbering. */
 typedef enum wk_gguf_type {
@@ -675,15 +724,16 @@ wk_status wk_gguf_value_array_get(const wk_gguf_value *v, uint64_t i, const wk_g
 int64_t wk_gguf_tensor_count(const wk_gguf *g);
 wk_status wk_gguf_tensor_info_get(const wk_gguf *g, int64_t i, wk_gguf_tensor_info *out);
 wk_status wk_gguf_find(const wk_gguf *g, const char *name, int64_t *index);
-/* A tensor of a wick dtype; WK_ERR_DTYPE for i8/i16 (use _as) and the block types (use _raw). */
+/* A tensor of a wick dtype; WK_ERR_DTYPE for i8/i16 (use _as) and the block types wick lacks (use _raw). */
 wk_status wk_gguf_load(const wk_gguf *g, const char *name, wk_device *dev, wk_tensor **out);
 wk_status wk_gguf_load_as(const wk_gguf *g, const char *name, wk_device *dev, wk_dtype dt, wk_tensor **out);
 /* Any tensor's bytes as u8 of shape (rows, bytes a row), rows = the product of ne[1..]. */
 wk_status wk_gguf_load_raw(const wk_gguf *g, const char *name, wk_device *dev, wk_tensor **out);
 /* Writing: a builder of metadata and tensors, then one atomic write (temporary file + rename), version 3,
  * tensors aligned to general.alignment when set (an unsigned integer, a power of two), else 32. Tensors of
- * f32, f16, bf16, f64, i32 and i64 (any device, any strides); u8 and u32 are WK_ERR_DTYPE (GGUF has no unsigned
- * tensor types). */
+ * f32, f16, bf16, f64, i32, i64 and the block dtypes (any device, any strides); u8 and u32 are WK_ERR_DTYPE (GGUF
+ * has no unsigned tensor types). wk_npy_save, wk_safetensors_save and wk_to_dlpack refuse the block dtypes
+ * (WK_ERR_DTYPE): those formats have no type for them. */
 typedef struct wk_gguf_writer wk_gguf_writer;
 wk_status wk_gguf_writer_new(wk_gguf_writer **out);
 void wk_gguf_writer_free(wk_gguf_writer *w);

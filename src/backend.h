@@ -258,6 +258,14 @@ struct wk_backend {
     wk_status (*attention)(const wk_attn *a);
     wk_status (*kv_append)(const wk_kv_write *w);
 
+    /* ---- block quantization (ops/quant.c; the formats and the arithmetic in core/quant_blocks.h) */
+    /* x contiguous of a block-quantized dtype, out contiguous f32/f16/bf16 of x's shape: every element of x as
+     * wk_q_value computes it, rounded once to out's dtype. */
+    wk_status (*dequantize)(const wk_tensor *x, wk_tensor *out);
+    /* x contiguous f32/f16/bf16 with every value finite, out contiguous of x's shape and a quantizable block dtype
+     * (wk_qi_quantizable): each block of x as wk_q_quantize_block makes it from its values in f32. */
+    wk_status (*quantize)(const wk_tensor *x, wk_tensor *out);
+
     /* ---- communicators (optional): NULL when the backend has none */
     const wk_comm_backend *comm;
 };

@@ -595,6 +595,7 @@ static void put(wk_dtype dt, void *buf, int64_t pos, const gt_tensor *t, int64_t
     case WK_BF16: ((uint16_t *)buf)[pos] = wk_f32_to_bf16((float)t->reals[i]); break;
     case WK_F32: ((float *)buf)[pos] = (float)t->reals[i]; break;
     case WK_F64: ((double *)buf)[pos] = t->reals[i]; break;
+    default: break; /* the block-quantized dtypes have no element values */
     }
 }
 
@@ -610,6 +611,7 @@ static void get(wk_dtype dt, const void *buf, int64_t i, int64_t *iv, double *rv
     case WK_BF16: *rv = wk_bf16_to_f32(((const uint16_t *)buf)[i]); break;
     case WK_F32: *rv = ((const float *)buf)[i]; break;
     case WK_F64: *rv = ((const double *)buf)[i]; break;
+    default: break; /* the block-quantized dtypes have no element values */
     }
 }
 

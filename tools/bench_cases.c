@@ -29,6 +29,7 @@ static void store_value(wk_dtype dt, void *buf, int64_t i, double v)
     case WK_BF16: ((uint16_t *)buf)[i] = wk_f32_to_bf16((float)v); break;
     case WK_F32: ((float *)buf)[i] = (float)v; break;
     case WK_F64: ((double *)buf)[i] = v; break;
+    default: break; /* the block-quantized dtypes have no element values */
     }
 }
 

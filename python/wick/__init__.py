@@ -8,7 +8,7 @@ name and message. libwick is found through $LIBWICK, then the system loader, the
 import ctypes as _ctypes
 
 from ._lib import WickError, check, lib as _lib
-from ._tensor import DTYPES, Tensor, from_dlpack, from_numpy
+from ._tensor import DTYPES, QDTYPES, Tensor, from_blocks, from_dlpack, from_numpy
 from ._ops import *  # noqa: F401,F403 (the op functions)
 from ._ops import UNARY, BINARY, COMPARE, REDUCE, generated as _generated
 from ._files import load_npy, load_safetensors, safe_open, save_npy, save_safetensors

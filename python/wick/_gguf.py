@@ -4,7 +4,7 @@ import os
 from ctypes import byref, c_bool, c_double, c_int, c_int64, c_uint64, c_void_p
 
 from ._lib import FileHandle, GGUFInfo, WickError, device as _device, lib, out
-from ._tensor import Tensor, call, dtype_code, from_numpy
+from ._tensor import QDTYPES, Tensor, call, dtype_code, from_numpy
 
 # The GGUF metadata value types (wk_gguf_type), and the C type of each scalar one.
 TYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "bool", "string", "array",
@@ -85,13 +85,14 @@ class GGUFFile(FileHandle):
 
 
 def load_gguf(path, device="cpu"):
-    """(metadata, {name: Tensor}): tensors of wick dtypes as such, i8/i16 converted to i32, the GGML block
-    types as raw u8 (rows, bytes a row) tensors (GGUFFile.tensor_infos says which type each is)."""
+    """(metadata, {name: Tensor}): tensors of wick dtypes as such (the GGML block types wick has as its
+    block-quantized dtypes, q4_0 ...), i8/i16 converted to i32, the other GGML block types as raw u8 (rows, bytes a
+    row) tensors (GGUFFile.tensor_infos says which type each is)."""
     with GGUFFile(path) as f:
         tensors = {}
         for info in f.tensor_infos:
             name = info["name"]
-            if info["type"] == "quantized":
+            if info["type"] == "quantized" and info["ggml_type_name"].lower() not in QDTYPES:
                 tensors[name] = f.load_raw(name, device)
             elif info["type"] in ("i8", "i16"):
                 tensors[name] = f.load(name, device, "i32")

@@ -179,6 +179,22 @@ def _pair_f(v):
 
 # ---------------------------------------------------------------- indexing, transformer pieces
 def index_select(x, dim, ids): return call("index_select", _t(x), dim, _t(ids, x))
+
+
+def index_select_dequant(x, ids, dtype="f32"):
+    """Rows ids of the block-quantized table x, dequantized to dtype (f32, f16, bf16)."""
+    return call("index_select_dequant", x, _t(ids, x), dtype_code(dtype))
+
+
+def dequantize(x, dtype="f32"):
+    """The block-quantized x as dtype (f32, f16, bf16), bit-exact with gguf-py's gguf.quants.dequantize."""
+    return call("dequantize", x, dtype_code(dtype))
+
+
+def quantize(x, qtype):
+    """x (f32, f16, bf16) as the block type qtype ("q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q4_k", "q5_k",
+    "q6_k")."""
+    return call("quantize", _t(x), dtype_code(qtype))
 def gather(x, dim, ids): return call("gather", _t(x), dim, _t(ids, x))
 
 

@@ -8,7 +8,10 @@ import numpy as np
 from . import _dlpack as dl
 from ._lib import WickError, device as _device, i64_array, lib, out
 
-DTYPES = ("u8", "u32", "i32", "i64", "f16", "bf16", "f32", "f64")  # wk_dtype order
+DTYPES = ("u8", "u32", "i32", "i64", "f16", "bf16", "f32", "f64")  # wk_dtype order: the element dtypes,
+QDTYPES = ("q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k", "iq4_nl",
+           "iq4_xs")  # then GGML's block-quantized ones
+_ALL_DTYPES = DTYPES + QDTYPES
 _NP_OF = {"u8": "uint8", "u32": "uint32", "i32": "int32", "i64": "int64", "f16": "float16", "f32": "float32",
           "f64": "float64"}
 _WK_OF = {np.dtype(v): k for k, v in _NP_OF.items()}
@@ -27,9 +30,9 @@ def _bfloat16():
 def dtype_code(name):
     """wk_dtype value of a dtype name ("f32", ...)."""
     try:
-        return DTYPES.index(str(name))
+        return _ALL_DTYPES.index(str(name))
     except ValueError:
-        raise WickError("WK_ERR_INVALID_ARGUMENT", f"unknown dtype {name!r}: one of {', '.join(DTYPES)}") \
+        raise WickError("WK_ERR_INVALID_ARGUMENT", f"unknown dtype {name!r}: one of {', '.join(_ALL_DTYPES)}") \
             from None
 
 
@@ -97,7 +100,7 @@ class Tensor:
 
     @property
     def dtype(self):
-        return DTYPES[lib.wk_tensor_dtype(self._h)]
+        return _ALL_DTYPES[lib.wk_tensor_dtype(self._h)]
 
     @property
     def device(self):
@@ -122,7 +125,14 @@ class Tensor:
 
     # ---- conversion
     def numpy(self):
-        """CPU: a zero-copy view (read-only for read-only tensors). GPU: a copy."""
+        """CPU: a zero-copy view (read-only for read-only tensors). GPU: a copy. A block-quantized tensor gives a
+        copy of its raw blocks, uint8 of shape (leading dims, bytes a row)."""
+        if self.dtype in QDTYPES:
+            code = dtype_code(self.dtype)
+            row = self.shape[-1] // lib.wk_dtype_block_size(code) * lib.wk_dtype_block_bytes(code)
+            a = np.empty(self.shape[:-1] + (row,), np.uint8)
+            lib.wk_tensor_to_host(self._h, a.ctypes.data, a.nbytes)
+            return a
         if self.device != "cpu":
             a = np.empty(self.shape, numpy_dtype(self.dtype))
             lib.wk_tensor_to_host(self._h, a.ctypes.data, a.nbytes)
@@ -282,3 +292,17 @@ def from_dlpack(obj, *, device=None, copy=None):
             raise BufferError(f"from_dlpack: the tensor is on {t.device}, not {device}, and copy=False")
         return t.to(device)
     return t.contiguous() if copy and not copied else t
+
+
+def from_blocks(a, qtype, shape, device="cpu"):
+    """A block-quantized tensor of qtype ("q4_0", ...) and shape (in elements) holding a copy of the raw blocks a
+    (bytes-like or a uint8 array of wk_tensor_nbytes bytes)."""
+    a = np.ascontiguousarray(np.frombuffer(a, np.uint8) if isinstance(a, (bytes, bytearray)) else a, np.uint8)
+    code = dtype_code(qtype)
+    shape = tuple(int(s) for s in shape)
+    need = int(np.prod(shape, dtype=np.int64)) // max(lib.wk_dtype_block_size(code), 1) * \
+        lib.wk_dtype_block_bytes(code)
+    if a.nbytes != need:
+        raise WickError("WK_ERR_INVALID_ARGUMENT", f"from_blocks: {a.nbytes} bytes for {qtype} {shape}, which "
+                        f"takes {need}")
+    return call("tensor_from_host", _device(device), code, len(shape), i64_array(shape), a.ctypes.data)

@@ -1,23 +1,48 @@
 /* dtype.c: dtype names and sizes, round-to-nearest-even f16/bf16 conversions, and the saturating
  * double -> integer conversions that wk_cast, wk_full and the scalars of affine/clamp share. */
 #include "core/dtype.h"
+#include "core/quant_blocks.h"
 
 #include <math.h>
 #include <string.h>
 
-static const char *const dtype_names[WK_DTYPE_COUNT] = {"u8", "u32", "i32", "i64", "f16", "bf16", "f32", "f64"};
+static const char *const dtype_names[WK_DTYPE_ALL_COUNT] = {
+    "u8", "u32", "i32", "i64", "f16", "bf16", "f32", "f64", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0",
+    "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k", "iq4_nl", "iq4_xs"};
 static const size_t dtype_sizes[WK_DTYPE_COUNT] = {1, 4, 4, 8, 2, 2, 4, 8};
 
-static bool dtype_valid(wk_dtype dt) { return (unsigned)dt < WK_DTYPE_COUNT; }
+_Static_assert(WK_IQ4_XS - WK_Q4_0 + 1 == WK_QI_COUNT && WK_DTYPE_ALL_COUNT == WK_DTYPE_COUNT + WK_QI_COUNT &&
+                   WK_Q4_0 == WK_DTYPE_COUNT,
+               "the block dtypes follow the element dtypes, in core/quant_blocks.h's order");
+_Static_assert(WK_Q8_0 - WK_Q4_0 == WK_QI_Q8_0 && WK_Q4_K - WK_Q4_0 == WK_QI_Q4_K &&
+                   WK_Q6_K - WK_Q4_0 == WK_QI_Q6_K && WK_IQ4_NL - WK_Q4_0 == WK_QI_IQ4_NL,
+               "wk_dtype and core/quant_blocks.h number the block types alike");
 
-size_t wk_dtype_size(wk_dtype dt) { return dtype_valid(dt) ? dtype_sizes[dt] : 0; }
+static bool dtype_valid(wk_dtype dt) { return (unsigned)dt < WK_DTYPE_ALL_COUNT; }
+
+size_t wk_dtype_size(wk_dtype dt) { return (unsigned)dt < WK_DTYPE_COUNT ? dtype_sizes[dt] : 0; }
 const char *wk_dtype_name(wk_dtype dt) { return dtype_valid(dt) ? dtype_names[dt] : "invalid"; }
 bool wk_dtype_is_float(wk_dtype dt) { return dt == WK_F16 || dt == WK_BF16 || dt == WK_F32 || dt == WK_F64; }
+bool wk_dtype_is_quantized(wk_dtype dt) { return dt >= WK_Q4_0 && dt <= WK_IQ4_XS; }
+
+int64_t wk_dtype_block_size(wk_dtype dt)
+{
+    if (wk_dtype_is_quantized(dt))
+        return wk_qi_block((int)dt - WK_Q4_0);
+    return wk_dtype_size(dt) ? 1 : 0;
+}
+
+size_t wk_dtype_block_bytes(wk_dtype dt)
+{
+    if (wk_dtype_is_quantized(dt))
+        return (size_t)wk_qi_bytes((int)dt - WK_Q4_0);
+    return wk_dtype_size(dt);
+}
 
 wk_status wk_dtype_from_name(const char *name, wk_dtype *out)
 {
     if (name && out)
-        for (int i = 0; i < WK_DTYPE_COUNT; i++)
+        for (int i = 0; i < WK_DTYPE_ALL_COUNT; i++)
             if (strcmp(name, dtype_names[i]) == 0) {
                 *out = (wk_dtype)i;
                 return WK_OK;
@@ -79,6 +104,7 @@ wk_scalar wk_scalar_storage(wk_dtype dt, double v)
     case WK_BF16: s.h = wk_f64_to_bf16(v); break;
     case WK_F32: s.f32 = (float)v; break;
     case WK_F64: s.f64 = v; break;
+    default: break; /* the block types have no scalar form: ops/ refuses them first */
     }
     return s;
 }

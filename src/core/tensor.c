@@ -61,14 +61,35 @@ wk_status wk_check_shape(const char *op, int rank, const int64_t *shape, int64_t
     return WK_OK;
 }
 
+/* The shape rule of a block-quantized tensor: rank >= 1 and whole blocks in the last dim. */
+wk_status wk_check_qshape(const char *op, wk_dtype dt, int rank, const int64_t *shape)
+{
+    char buf[160];
+    if (!wk_dtype_is_quantized(dt))
+        return WK_OK;
+    if (rank < 1 || rank > WK_MAX_RANK || !shape)
+        return wk_error(WK_ERR_SHAPE, "%s: a %s tensor needs rank 1..%d (rows of blocks), got rank %d", op,
+                        wk_dtype_name(dt), WK_MAX_RANK, rank);
+    if (shape[rank - 1] % wk_dtype_block_size(dt) != 0)
+        return wk_error(WK_ERR_SHAPE, "%s: the last dim of a %s tensor must be a multiple of %lld (its block), got %s",
+                        op, wk_dtype_name(dt), (long long)wk_dtype_block_size(dt),
+                        wk_shape_str(buf, sizeof buf, rank, shape));
+    return WK_OK;
+}
+
+size_t wk_tensor_nbytes(const wk_tensor *t) { return t ? wk_dtype_span(t->dtype, wk_tensor_numel(t)) : 0; }
+
 wk_status wk_tensor_alloc(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, wk_tensor **out)
 {
     size_t bytes = 0;
     if (!dev)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor: device is NULL");
-    if (wk_dtype_size(dt) == 0)
+    if (wk_dtype_size_bound(dt) == 0)
         return wk_error(WK_ERR_DTYPE, "tensor: invalid dtype %d", (int)dt);
-    WK_TRY(wk_check_shape("tensor", rank, shape, (int64_t)wk_dtype_size(dt), &bytes));
+    WK_TRY(wk_check_shape("tensor", rank, shape, wk_dtype_size_bound(dt), &bytes));
+    WK_TRY(wk_check_qshape("tensor", dt, rank, shape));
+    if (bytes)
+        bytes = wk_dtype_span(dt, wk_numel(rank, shape));
     wk_storage *s = calloc(1, sizeof *s);
     wk_tensor *t = calloc(1, sizeof *t);
     if (!s || !t) {
@@ -106,6 +127,9 @@ wk_status wk_tensor_wrap_foreign(wk_device *dev, wk_dtype dt, int rank, const in
     char buf[160];
     if (!dev || !out)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, !dev ? "device" : "out");
+    if (wk_dtype_is_quantized(dt))
+        return wk_error(WK_ERR_DTYPE, "%s: block-quantized dtype %s: wrap the blocks as u8, or copy them in with "
+                        "wk_tensor_from_host", op, wk_dtype_name(dt));
     if (wk_dtype_size(dt) == 0)
         return wk_error(WK_ERR_DTYPE, "%s: invalid dtype %d", op, (int)dt);
     WK_TRY(wk_check_shape(op, rank, shape, (int64_t)wk_dtype_size(dt), &bytes));

@@ -51,11 +51,26 @@ wk_status wk_tensor_view(const wk_tensor *t, int rank, const int64_t *shape, con
 wk_status wk_tensor_wrap_foreign(wk_device *dev, wk_dtype dt, int rank, const int64_t *shape, const int64_t *strides,
                                  void *ptr, bool read_only, wk_deleter deleter, void *ctx, wk_tensor **out);
 
+/* Bytes n elements of dt occupy: n * size, or for a block type n / block size * block bytes (n a multiple of the
+ * block size: a block-quantized view starts and spans whole rows). */
+static inline size_t wk_dtype_span(wk_dtype dt, int64_t n)
+{
+    if ((unsigned)dt < WK_DTYPE_COUNT)
+        return (size_t)n * wk_dtype_size(dt);
+    return (size_t)(n / wk_dtype_block_size(dt)) * wk_dtype_block_bytes(dt);
+}
+/* Bytes an element may take at most, for the size limit (wk_check_shape): 2 for the block types (Q8_K, the widest,
+ * takes 292 / 256). */
+static inline int64_t wk_dtype_size_bound(wk_dtype dt)
+{
+    return wk_dtype_is_quantized(dt) ? 2 : (int64_t)wk_dtype_size(dt);
+}
+
 /* Byte address of element 0 of the view: storage data + offset * element size. On a GPU this is a
  * device address, only to be handed to the backend. */
 static inline void *wk_tensor_data(const wk_tensor *t)
 {
-    return (char *)t->storage->data + (size_t)t->offset * wk_dtype_size(t->dtype);
+    return (char *)t->storage->data + wk_dtype_span(t->dtype, t->offset);
 }
 
 /* a * b for a, b >= 0, INT64_MAX where that overflows: for strides of dims that address nothing (an empty
@@ -70,6 +85,9 @@ static inline int64_t wk_mul_sat(int64_t a, int64_t b)
  * WK_ERR_SHAPE naming op otherwise (WK_ERR_INVALID_ARGUMENT for a NULL shape of rank > 0). bytes (may be NULL)
  * gets numel * elsize. */
 wk_status wk_check_shape(const char *op, int rank, const int64_t *shape, int64_t elsize, size_t *bytes);
+/* A block-quantized dt's shape rule (wick.h): rank >= 1, the last dim whole blocks; WK_ERR_SHAPE naming op. WK_OK
+ * for the element dtypes. */
+wk_status wk_check_qshape(const char *op, wk_dtype dt, int rank, const int64_t *shape);
 /* Product of shape (1 for rank 0). */
 int64_t wk_numel(int rank, const int64_t *shape);
 /* Row-major strides for shape. */

@@ -116,6 +116,9 @@ wk_status wk_cpu_one_hot(const wk_tensor *ids, int64_t classes, wk_tensor *out);
 /* mask.c: tri, masked_fill */
 wk_status wk_cpu_tri(const wk_tensor *x, wk_tri_kind kind, int64_t diagonal, wk_tensor *out);
 wk_status wk_cpu_masked_fill(const wk_tensor *x, const wk_tensor *mask, wk_scalar v, wk_tensor *out);
+/* quant.c */
+wk_status wk_cpu_dequantize(const wk_tensor *x, wk_tensor *out);
+wk_status wk_cpu_quantize(const wk_tensor *x, wk_tensor *out);
 /* rope.c */
 wk_status wk_cpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor *out);

@@ -200,5 +200,8 @@ wk_status wk_gpu_attention(const wk_attn *a);
 wk_status wk_gpu_kv_append(const wk_kv_write *w);
 wk_status wk_gpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor *out);
+/* quant.c */
+wk_status wk_gpu_dequantize(const wk_tensor *x, wk_tensor *out);
+wk_status wk_gpu_quantize(const wk_tensor *x, wk_tensor *out);
 
 #endif

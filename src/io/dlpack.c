@@ -52,6 +52,9 @@ static wk_status export_make(const char *op, const wk_tensor *t, int64_t consume
 {
     if (!t || !out)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, !t ? "tensor" : "out");
+    if (wk_dtype_is_quantized(t->dtype))
+        return wk_error(WK_ERR_DTYPE, "%s: DLPack has no type for the block-quantized dtype %s: dequantize the tensor "
+                        "first (wk_dequantize)", op, wk_dtype_name(t->dtype));
     wk_device *dev = t->storage->device;
     DLTensor dl = {0};
     WK_TRY(fill_device(dev, &dl.device));

@@ -401,11 +401,30 @@ static void wick_shape(const gguf_tensor *t, int64_t *shape)
         shape[d] = t->ne[t->rank - 1 - d];
 }
 
+/* A block-quantized tensor: its raw blocks (zero-copy on the CPU, as wk_gguf_load_raw) seen as the wick dtype. */
+static wk_status load_blocks(const wk_gguf *g, const gguf_tensor *t, wk_dtype qt, wk_device *dev, wk_tensor **out)
+{
+    int64_t shape[WK_MAX_RANK], st[WK_MAX_RANK], raw_shape[2] = {(int64_t)t->rows, (int64_t)t->row_bytes};
+    wick_shape(t, shape);
+    WK_TRY(wk_check_qshape(g->map->path, qt, t->rank, shape));
+    wk_tensor *raw = NULL;
+    WK_TRY(wk_io_load(g->map, t->offset, WK_U8, 2, raw_shape, NULL, dev, &raw));
+    wk_contiguous_strides(t->rank, shape, st);
+    wk_status s = wk_tensor_view(raw, t->rank, shape, st, raw->offset / (int64_t)wk_dtype_block_bytes(qt), out);
+    if (s == WK_OK)
+        (*out)->dtype = qt; /* the offset above is 0: a fresh load or a view of the mapping from its start */
+    wk_tensor_release(raw);
+    return s;
+}
+
 wk_status wk_gguf_load(const wk_gguf *g, const char *name, wk_device *dev, wk_tensor **out)
 {
     const gguf_tensor *t = NULL;
     const wk_ggml_type_info *info = NULL;
+    wk_dtype qt;
     WK_TRY(lookup(g, name, dev, out, &t, &info));
+    if (wk_ggml_type_to_dtype(t->ggml_type, &qt))
+        return load_blocks(g, t, qt, dev, out);
     if (!wk_file_type_is_dtype(info->ft))
         return wk_io_type_error(g->map, name, info->ft);
     int64_t shape[WK_MAX_RANK];
@@ -417,7 +436,17 @@ wk_status wk_gguf_load_as(const wk_gguf *g, const char *name, wk_device *dev, wk
 {
     const gguf_tensor *t = NULL;
     const wk_ggml_type_info *info = NULL;
+    wk_dtype qt;
     WK_TRY(lookup(g, name, dev, out, &t, &info));
+    if (wk_ggml_type_to_dtype(t->ggml_type, &qt)) {
+        if (dt == qt)
+            return load_blocks(g, t, qt, dev, out);
+        wk_tensor *q = NULL;
+        WK_TRY(load_blocks(g, t, qt, dev, &q));
+        wk_status s = wk_dequantize(q, dt, out);
+        wk_tensor_release(q);
+        return s;
+    }
     int64_t shape[WK_MAX_RANK];
     wick_shape(t, shape);
     return wk_io_load_as(g->map, t->offset, info->ft, t->rank, shape, dev, dt, name, out);

@@ -22,6 +22,8 @@ typedef struct wk_ggml_type_info {
 const wk_ggml_type_info *wk_ggml_type(uint32_t id);
 /* The GGML type a tensor of dt is written as; false for dtypes GGUF has no type for (u8, u32). */
 bool wk_ggml_type_of_dtype(wk_dtype dt, uint32_t *id);
+/* The block-quantized wick dtype of GGML type id; false for the others (and for the block types wick lacks). */
+bool wk_ggml_type_to_dtype(uint32_t id, wk_dtype *out);
 
 /* ---- metadata values (gguf_meta.c) */
 /* A node of the metadata tree. Scalars hold their value (integers widened to 64 bits, floats to double).

@@ -42,6 +42,12 @@ static const wk_ggml_type_info types[] = {
     [41] = {41, "Q1_0", 128, 2 + 16, WK_FILE_QUANTIZED},
 };
 
+/* The wick dtype of each GGML block type wick has (0: none). */
+static const wk_dtype qtypes[] = {
+    [2] = WK_Q4_0, [3] = WK_Q4_1, [6] = WK_Q5_0, [7] = WK_Q5_1, [8] = WK_Q8_0, [10] = WK_Q2_K, [11] = WK_Q3_K,
+    [12] = WK_Q4_K, [13] = WK_Q5_K, [14] = WK_Q6_K, [15] = WK_Q8_K, [20] = WK_IQ4_NL, [23] = WK_IQ4_XS,
+};
+
 const wk_ggml_type_info *wk_ggml_type(uint32_t id)
 {
     if (id >= sizeof types / sizeof types[0] || !types[id].name)
@@ -58,6 +64,21 @@ bool wk_ggml_type_of_dtype(wk_dtype dt, uint32_t *id)
     case WK_I64: *id = 27; return true;
     case WK_F64: *id = 28; return true;
     case WK_BF16: *id = 30; return true;
-    default: return false;
+    default: break;
     }
+    for (uint32_t i = 0; i < sizeof qtypes / sizeof qtypes[0]; i++)
+        if (qtypes[i] != 0 && qtypes[i] == dt) { /* 0 marks no block dtype (and is WK_U8) */
+            *id = i;
+            return true;
+        }
+    return false;
+}
+
+bool wk_ggml_type_to_dtype(uint32_t id, wk_dtype *out)
+{
+    if (id < sizeof qtypes / sizeof qtypes[0] && qtypes[id] != 0) {
+        *out = qtypes[id];
+        return true;
+    }
+    return false;
 }

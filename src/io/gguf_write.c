@@ -278,7 +278,7 @@ wk_status wk_gguf_writer_add_tensor(wk_gguf_writer *w, const char *name, const w
         return wk_error(WK_ERR_INVALID_ARGUMENT, "gguf writer: %s is NULL", !w ? "writer" : !name ? "name" : "tensor");
     if (!wk_ggml_type_of_dtype(t->dtype, &type))
         return wk_error(WK_ERR_DTYPE, "gguf writer: tensor '%s' is %s: GGUF has no tensor type for it "
-                        "(f32, f16, bf16, f64, i32 and i64 are written)", name, wk_dtype_name(t->dtype));
+                        "(f32, f16, bf16, f64, i32, i64 and the block-quantized dtypes are written)", name, wk_dtype_name(t->dtype));
     for (size_t i = 0; i < w->n_t; i++)
         if (strcmp(w->ts[i].name, name) == 0)
             return wk_error(WK_ERR_INVALID_ARGUMENT, "gguf writer: tensor '%s' added twice", name);
@@ -329,7 +329,7 @@ static wk_status out_pad(wout *o, uint32_t a)
 
 static uint64_t tensor_bytes(const wk_tensor *t)
 {
-    return (uint64_t)wk_tensor_numel(t) * wk_dtype_size(t->dtype);
+    return (uint64_t)wk_tensor_nbytes(t);
 }
 
 static wk_status write_tensor_infos(const wk_gguf_writer *w, wout *o)

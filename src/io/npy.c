@@ -439,6 +439,9 @@ wk_status wk_npy_save(const char *path, const wk_tensor *t)
     if (!path || !t)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "npy save: %s is NULL", !path ? "path" : "tensor");
     wk_dtype dt = wk_tensor_dtype(t);
+    if (wk_dtype_is_quantized(dt))
+        return wk_error(WK_ERR_DTYPE, "%s: .npy has no type for the block-quantized dtype %s: dequantize the tensor "
+                        "(wk_dequantize) or save it as GGUF", path, wk_dtype_name(dt));
     if (dt == WK_BF16)
         return wk_error(WK_ERR_DTYPE, "%s: .npy has no bfloat16 type: cast the tensor to f32 first, or use "
                         "safetensors", path);

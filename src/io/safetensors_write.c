@@ -94,6 +94,10 @@ static wk_status check_args(const char *path, int64_t n, const char *const *name
         if (names[i] && strcmp(names[i], "__metadata__") == 0)
             return wk_error(WK_ERR_INVALID_ARGUMENT, "safetensors save: %s: a tensor cannot be called __metadata__",
                             path);
+        if (wk_dtype_is_quantized(ts[i]->dtype))
+            return wk_error(WK_ERR_DTYPE, "safetensors save: %s: tensor %lld is %s, a block-quantized dtype safetensors "
+                            "has no type for: dequantize it (wk_dequantize) or save it as GGUF", path, (long long)i,
+                            wk_dtype_name(ts[i]->dtype));
         if (!wk_st_type_name((wk_file_type)ts[i]->dtype) || !wk_file_type_is_dtype((wk_file_type)ts[i]->dtype))
             return wk_error(WK_ERR_DTYPE, "safetensors save: %s: tensor %lld has an invalid dtype", path, (long long)i);
     }

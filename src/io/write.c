@@ -22,7 +22,7 @@ wk_status wk_io_write(FILE *f, const char *path, const void *p, size_t n)
 
 static wk_status write_contiguous(FILE *f, const char *path, const wk_tensor *t)
 {
-    size_t bytes = (size_t)wk_tensor_numel(t) * wk_dtype_size(t->dtype);
+    size_t bytes = wk_tensor_nbytes(t);
     wk_device *dev = t->storage->device;
     if (dev->backend == &wk_cpu_backend)
         return wk_io_write(f, path, wk_tensor_data(t), bytes);
@@ -47,8 +47,8 @@ wk_status wk_io_write_tensor(FILE *f, const char *path, const wk_tensor *t)
         return WK_OK;
     if (wk_tensor_is_contiguous(t))
         return write_contiguous(f, path, t);
-    wk_tensor *c = NULL;
-    WK_TRY(wk_contiguous(t, &c));
+    wk_tensor *c = NULL; /* a block-quantized view's rows are gathered by wk_to_device (wk_contiguous refuses it) */
+    WK_TRY(wk_dtype_is_quantized(t->dtype) ? wk_to_device(t, t->storage->device, &c) : wk_contiguous(t, &c));
     wk_status s = write_contiguous(f, path, c);
     wk_tensor_release(c);
     return s;

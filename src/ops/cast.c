@@ -10,6 +10,9 @@ wk_status wk_cast(const wk_tensor *t, wk_dtype dt, wk_tensor **out)
     static const char op[] = "cast";
     WK_TRY(wk_check_tensor(op, "tensor", t));
     WK_TRY(wk_check_out(op, out));
+    if (wk_dtype_is_quantized(dt))
+        return wk_error(WK_ERR_DTYPE, "%s: target dtype %s is block-quantized: use wk_quantize", op,
+                        wk_dtype_name(dt));
     if (wk_dtype_size(dt) == 0)
         return wk_error(WK_ERR_DTYPE, "%s: invalid target dtype %d", op, (int)dt);
     if (dt == t->dtype)

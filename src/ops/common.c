@@ -11,10 +11,20 @@ const char *wk_describe(char *buf, size_t cap, const wk_tensor *t)
     return buf;
 }
 
-wk_status wk_check_tensor(const char *op, const char *name, const wk_tensor *t)
+wk_status wk_check_tensor_q(const char *op, const char *name, const wk_tensor *t)
 {
     if (!t)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, name);
+    return WK_OK;
+}
+
+wk_status wk_check_tensor(const char *op, const char *name, const wk_tensor *t)
+{
+    char buf[200];
+    WK_TRY(wk_check_tensor_q(op, name, t));
+    if (wk_dtype_is_quantized(t->dtype))
+        return wk_error(WK_ERR_DTYPE, "%s: %s is %s, of a block-quantized dtype, which this op does not take: "
+                        "dequantize it first (wk_dequantize)", op, name, wk_describe(buf, sizeof buf, t));
     return WK_OK;
 }
 
@@ -165,6 +175,9 @@ wk_status wk_check_new(const char *op, const wk_device *dev, wk_dtype dt, int ra
     WK_TRY(wk_check_out(op, out));
     if (!dev)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: device is NULL", op);
+    if (wk_dtype_is_quantized(dt))
+        return wk_error(WK_ERR_DTYPE, "%s: dtype %s is block-quantized: make the values in a float dtype, then "
+                        "wk_quantize them", op, wk_dtype_name(dt));
     if (wk_dtype_size(dt) == 0)
         return wk_error(WK_ERR_DTYPE, "%s: invalid dtype %d", op, (int)dt);
     if (rank < 0 || rank > WK_MAX_RANK)

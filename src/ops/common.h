@@ -5,13 +5,19 @@
 
 #include "backend.h"
 #include "core/error.h"
+#include "core/quant_blocks.h"
 
 /* The device a tensor lives on, and its backend. */
 static inline wk_device *wk_dev(const wk_tensor *t) { return t->storage->device; }
 static inline const wk_backend *wk_be(const wk_tensor *t) { return t->storage->device->backend; }
 
-/* t is not NULL (name: "x", "weight", ...). */
+/* t is not NULL (name: "x", "weight", ...) and not of a block-quantized dtype: every op's check of every tensor it
+ * takes, so no block-quantized tensor reaches a backend slot that does not expect one (WK_ERR_DTYPE saying to
+ * dequantize first). */
 wk_status wk_check_tensor(const char *op, const char *name, const wk_tensor *t);
+/* t is not NULL; any dtype: for the few ops that take block-quantized tensors (views keeping whole rows, transfers,
+ * row lookup, dequantize). */
+wk_status wk_check_tensor_q(const char *op, const char *name, const wk_tensor *t);
 /* out-parameter is not NULL. */
 wk_status wk_check_out(const char *op, const void *out);
 /* b is on a's device. */
@@ -45,6 +51,13 @@ wk_status wk_check_new(const char *op, const wk_device *dev, wk_dtype dt, int ra
                        const void *out);
 /* A new contiguous tensor of t's shape on t's device holding t's values (ops/copy.c; for contiguous and cast). */
 wk_status wk_copy_contiguous(const char *op, const wk_tensor *t, wk_tensor **out);
+
+/* ops/quant.c: the transfers of a block-quantized t (wk_to_device, wk_tensor_to_host), its blocks gathered through a
+ * u8 view of its rows when it is not contiguous. */
+wk_status wk_quant_to_device(const char *op, const wk_tensor *t, wk_device *dev, wk_tensor **out);
+wk_status wk_quant_to_host(const wk_tensor *t, void *dst, size_t dst_bytes);
+/* wk_index_select of a block-quantized x: dim 0 only, rows dequantized to f32. */
+wk_status wk_quant_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out);
 
 /* dim in [-rank, rank) -> [0, rank). */
 wk_status wk_norm_dim(const char *op, int dim, int rank, int *out);

@@ -68,10 +68,12 @@ wk_status wk_contiguous(const wk_tensor *t, wk_tensor **out)
 wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
 {
     static const char op[] = "to_device";
-    WK_TRY(wk_check_tensor(op, "tensor", t));
+    WK_TRY(wk_check_tensor_q(op, "tensor", t));
     WK_TRY(wk_check_out(op, out));
     if (!dev)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: device is NULL", op);
+    if (wk_dtype_is_quantized(t->dtype))
+        return wk_quant_to_device(op, t, dev, out);
     if (dev == wk_dev(t))
         return wk_copy_contiguous(op, t, out);
     /* Across devices (and backends) the bytes go through host memory: source made contiguous on its own
@@ -251,9 +253,11 @@ wk_status wk_cat(const wk_tensor *const *ts, int n, int dim, wk_tensor **out)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: tensor list is NULL", op);
     if (n < 1)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %d tensors (need at least 1)", op, n);
-    for (int i = 0; i < n; i++)
-        if (!ts[i])
-            return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: tensor %d is NULL", op, i);
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "tensor %d", i);
+        WK_TRY(wk_check_tensor(op, name, ts[i]));
+    }
     const wk_tensor *t0 = ts[0];
     WK_TRY(wk_norm_dim(op, dim, t0->rank, &d));
     int64_t shape[WK_MAX_RANK];
@@ -300,6 +304,8 @@ wk_status wk_tensor_to_host(const wk_tensor *t, void *dst, size_t dst_bytes)
 {
     if (!t)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: tensor is NULL");
+    if (wk_dtype_is_quantized(t->dtype))
+        return wk_quant_to_host(t, dst, dst_bytes);
     size_t bytes = 0; /* every tensor's numel * size fits in int64 (core/tensor.h wk_check_shape) */
     WK_TRY(wk_check_shape("tensor_to_host", t->rank, t->shape, (int64_t)wk_dtype_size(t->dtype), &bytes));
     if (bytes == 0)

@@ -79,6 +79,8 @@ wk_status wk_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_
 {
     static const char op[] = "index_select";
     int d;
+    if (x && wk_dtype_is_quantized(x->dtype))
+        return wk_quant_index_select(x, dim, ids, out);
     WK_TRY(check_operands(op, x, dim, ids, NULL, false, &d));
     WK_TRY(wk_check_out(op, out));
     WK_TRY(wk_check_rank(op, "ids", ids, 1));

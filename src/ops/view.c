@@ -7,6 +7,30 @@
 #define VIEW_PROLOGUE(op, t, out)                  \
     WK_TRY(wk_check_tensor(op, "tensor", t));      \
     WK_TRY(wk_check_out(op, out))
+/* The views that may take a block-quantized tensor: they end in make_view, which checks the layout. */
+#define VIEW_PROLOGUE_Q(op, t, out)                \
+    WK_TRY(wk_check_tensor_q(op, "tensor", t));    \
+    WK_TRY(wk_check_out(op, out))
+
+/* wk_tensor_view, checking that a view of a block-quantized tensor keeps whole rows: the last dim whole blocks at
+ * stride 1, every other stride and the offset whole blocks, so every row starts at a block (wick.h). */
+static wk_status make_view(const char *op, const wk_tensor *t, int rank, const int64_t *shape,
+                           const int64_t *strides, int64_t offset, wk_tensor **out)
+{
+    if (wk_dtype_is_quantized(t->dtype)) {
+        char b1[128], b2[128];
+        int64_t bs = wk_dtype_block_size(t->dtype);
+        bool ok = rank >= 1 && shape[rank - 1] % bs == 0 && (shape[rank - 1] <= 1 || strides[rank - 1] == 1) &&
+                  offset % bs == 0;
+        for (int i = 0; ok && i < rank - 1; i++)
+            ok = shape[i] <= 1 || strides[i] % bs == 0;
+        if (!ok)
+            return wk_error(WK_ERR_SHAPE, "%s: %s of a %s tensor %s would split its rows of %lld-element blocks: views "
+                            "of a block-quantized tensor keep whole rows", op, wk_shape_str(b1, sizeof b1, rank, shape),
+                            wk_dtype_name(t->dtype), wk_shape_str(b2, sizeof b2, t->rank, t->shape), (long long)bs);
+    }
+    return wk_tensor_view(t, rank, shape, strides, offset, out);
+}
 
 /* Strides for viewing t as (rank, shape) without a copy, as PyTorch's computeStride: walk t's dims
  * from the innermost, grouping runs of dims that are contiguous with each other. */
@@ -45,7 +69,7 @@ wk_status wk_reshape(const wk_tensor *t, int rank, const int64_t *shape, wk_tens
     static const char op[] = "reshape";
     char b1[128], b2[128];
     int64_t sh[WK_MAX_RANK], strides[WK_MAX_RANK];
-    VIEW_PROLOGUE(op, t, out);
+    VIEW_PROLOGUE_Q(op, t, out);
     if (rank < 0 || rank > WK_MAX_RANK)
         return wk_error(WK_ERR_SHAPE, "%s: rank %d outside 0..%d", op, rank, WK_MAX_RANK);
     if (rank > 0 && !shape)
@@ -72,12 +96,16 @@ wk_status wk_reshape(const wk_tensor *t, int rank, const int64_t *shape, wk_tens
         sh[infer] = numel / known;
     }
     /* an empty target has t's numel (0) whatever its other sizes: it must still meet the size limit */
-    WK_TRY(wk_check_shape(op, rank, sh, (int64_t)wk_dtype_size(t->dtype), NULL));
+    WK_TRY(wk_check_shape(op, rank, sh, wk_dtype_size_bound(t->dtype), NULL));
     if (wk_numel(rank, sh) != numel)
         return wk_error(WK_ERR_SHAPE, "%s: cannot reshape %s to %s", op, wk_shape_str(b1, sizeof b1, t->rank, t->shape),
                         wk_shape_str(b2, sizeof b2, rank, sh));
     if (view_strides(t, rank, sh, strides))
-        return wk_tensor_view(t, rank, sh, strides, t->offset, out);
+        return make_view(op, t, rank, sh, strides, t->offset, out);
+    if (wk_dtype_is_quantized(t->dtype))
+        return wk_error(WK_ERR_SHAPE, "%s: %s as %s needs a copy, which a block-quantized tensor (%s) does not have: "
+                        "dequantize it first", op, wk_shape_str(b1, sizeof b1, t->rank, t->shape),
+                        wk_shape_str(b2, sizeof b2, rank, sh), wk_dtype_name(t->dtype));
     wk_tensor *c = NULL;
     WK_TRY(wk_contiguous(t, &c));
     wk_contiguous_strides(rank, sh, strides);
@@ -90,7 +118,7 @@ wk_status wk_transpose(const wk_tensor *t, int dim0, int dim1, wk_tensor **out)
 {
     static const char op[] = "transpose";
     int d0, d1;
-    VIEW_PROLOGUE(op, t, out);
+    VIEW_PROLOGUE_Q(op, t, out);
     WK_TRY(wk_norm_dim(op, dim0, t->rank, &d0));
     WK_TRY(wk_norm_dim(op, dim1, t->rank, &d1));
     int64_t sh[WK_MAX_RANK], st[WK_MAX_RANK];
@@ -100,7 +128,7 @@ wk_status wk_transpose(const wk_tensor *t, int dim0, int dim1, wk_tensor **out)
     sh[d1] = t->shape[d0];
     st[d0] = t->strides[d1];
     st[d1] = t->strides[d0];
-    return wk_tensor_view(t, t->rank, sh, st, t->offset, out);
+    return make_view(op, t, t->rank, sh, st, t->offset, out);
 }
 
 wk_status wk_permute(const wk_tensor *t, const int *perm, wk_tensor **out)
@@ -108,7 +136,7 @@ wk_status wk_permute(const wk_tensor *t, const int *perm, wk_tensor **out)
     static const char op[] = "permute";
     int64_t sh[WK_MAX_RANK], st[WK_MAX_RANK];
     bool seen[WK_MAX_RANK] = {false};
-    VIEW_PROLOGUE(op, t, out);
+    VIEW_PROLOGUE_Q(op, t, out);
     if (t->rank > 0 && !perm)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: perm is NULL", op);
     for (int i = 0; i < t->rank; i++) {
@@ -120,14 +148,14 @@ wk_status wk_permute(const wk_tensor *t, const int *perm, wk_tensor **out)
         sh[i] = t->shape[d];
         st[i] = t->strides[d];
     }
-    return wk_tensor_view(t, t->rank, sh, st, t->offset, out);
+    return make_view(op, t, t->rank, sh, st, t->offset, out);
 }
 
 wk_status wk_narrow(const wk_tensor *t, int dim, int64_t start, int64_t len, wk_tensor **out)
 {
     static const char op[] = "narrow";
     int d;
-    VIEW_PROLOGUE(op, t, out);
+    VIEW_PROLOGUE_Q(op, t, out);
     WK_TRY(wk_norm_dim(op, dim, t->rank, &d));
     if (start < 0 || len < 0 || start > t->shape[d] - len)
         return wk_error(WK_ERR_SHAPE, "%s: %lld elements from %lld outside dim %d of size %lld", op, (long long)len,
@@ -135,7 +163,7 @@ wk_status wk_narrow(const wk_tensor *t, int dim, int64_t start, int64_t len, wk_
     int64_t sh[WK_MAX_RANK];
     memcpy(sh, t->shape, sizeof sh);
     sh[d] = len;
-    return wk_tensor_view(t, t->rank, sh, t->strides, t->offset + (len ? start * t->strides[d] : 0), out);
+    return make_view(op, t, t->rank, sh, t->strides, t->offset + (len ? start * t->strides[d] : 0), out);
 }
 
 wk_status wk_broadcast_to(const wk_tensor *t, int rank, const int64_t *shape, wk_tensor **out)
@@ -155,7 +183,7 @@ wk_status wk_squeeze(const wk_tensor *t, int dim, wk_tensor **out)
 {
     static const char op[] = "squeeze";
     int d;
-    VIEW_PROLOGUE(op, t, out);
+    VIEW_PROLOGUE_Q(op, t, out);
     WK_TRY(wk_norm_dim(op, dim, t->rank, &d));
     if (t->shape[d] != 1)
         return wk_error(WK_ERR_SHAPE, "%s: dim %d has size %lld, not 1", op, d, (long long)t->shape[d]);
@@ -165,13 +193,13 @@ wk_status wk_squeeze(const wk_tensor *t, int dim, wk_tensor **out)
             sh[j] = t->shape[i];
             st[j++] = t->strides[i];
         }
-    return wk_tensor_view(t, t->rank - 1, sh, st, t->offset, out);
+    return make_view(op, t, t->rank - 1, sh, st, t->offset, out);
 }
 
 wk_status wk_unsqueeze(const wk_tensor *t, int dim, wk_tensor **out)
 {
     static const char op[] = "unsqueeze";
-    VIEW_PROLOGUE(op, t, out);
+    VIEW_PROLOGUE_Q(op, t, out);
     if (t->rank >= WK_MAX_RANK)
         return wk_error(WK_ERR_SHAPE, "%s: rank %d is already the maximum", op, t->rank);
     if (dim < -t->rank - 1 || dim > t->rank)
@@ -187,14 +215,14 @@ wk_status wk_unsqueeze(const wk_tensor *t, int dim, wk_tensor **out)
             st[i] = t->strides[j++];
         }
     }
-    return wk_tensor_view(t, t->rank + 1, sh, st, t->offset, out);
+    return make_view(op, t, t->rank + 1, sh, st, t->offset, out);
 }
 
 wk_status wk_flatten(const wk_tensor *t, int start_dim, int end_dim, wk_tensor **out)
 {
     static const char op[] = "flatten";
     int s, e;
-    VIEW_PROLOGUE(op, t, out);
+    VIEW_PROLOGUE_Q(op, t, out);
     if (t->rank == 0) { /* a scalar flattens to one element; its only dims are 0 and -1 */
         int64_t one = 1;
         if ((start_dim != 0 && start_dim != -1) || (end_dim != 0 && end_dim != -1))

@@ -97,6 +97,7 @@ static void store(wk_dtype dt, void *base, int64_t i, double v)
     case WK_BF16: ((uint16_t *)base)[i] = wk_f32_to_bf16((float)v); break;
     case WK_F32: ((float *)base)[i] = (float)v; break;
     case WK_F64: ((double *)base)[i] = v; break;
+    default: break; /* the block-quantized dtypes have no element values */
     }
 }
 

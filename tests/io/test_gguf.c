@@ -179,8 +179,16 @@ static void test_valid(void)
         CHECK(wk_tensor_is_read_only(t), "w is a read-only view of the mapping");
     }
     wk_tensor *tq = NULL, *td = NULL;
-    CHECK(wk_gguf_load(g, "q", cpu, &tq) == WK_ERR_DTYPE && !tq, "typed load of Q8_0 refused");
-    CHECK(wk_gguf_load_as(g, "q", cpu, WK_F32, &tq) == WK_ERR_DTYPE && !tq, "load_as of Q8_0 refused");
+    CHECK(wk_gguf_load(g, "q", cpu, &tq) == WK_OK && wk_tensor_dtype(tq) == WK_Q8_0 && wk_tensor_rank(tq) == 2 &&
+              wk_tensor_shape(tq)[0] == 2 && wk_tensor_shape(tq)[1] == 64 && wk_tensor_nbytes(tq) == 4 * 34 &&
+              wk_tensor_is_read_only(tq), "Q8_0 loads as WK_Q8_0, a read-only view of its blocks");
+    wk_tensor_release(tq);
+    tq = NULL;
+    CHECK(wk_gguf_load_as(g, "q", cpu, WK_F32, &tq) == WK_OK && wk_tensor_dtype(tq) == WK_F32 &&
+              wk_tensor_numel(tq) == 128, "load_as f32 of Q8_0 dequantizes");
+    wk_tensor_release(tq);
+    tq = NULL;
+    CHECK(wk_gguf_load_as(g, "q", cpu, WK_I32, &tq) == WK_ERR_DTYPE && !tq, "load_as i32 of Q8_0 refused");
     CHECK(wk_gguf_load_as(g, "w", cpu, WK_F64, &td) == WK_OK && wk_tensor_dtype(td) == WK_F64, "load_as f64");
     CHECK(wk_gguf_load_raw(g, "q", cpu, &tq) == WK_OK, "raw load of Q8_0");
     wk_gguf_close(g); /* loaded tensors stay valid */

@@ -294,6 +294,7 @@ static void element(wk_dtype dt, int64_t k, unsigned char *p)
     case WK_BF16: { uint16_t x = wk_f32_to_bf16((float)v); memcpy(p, &x, 2); } break;
     case WK_F32: { float x = (float)v; memcpy(p, &x, 4); } break;
     case WK_F64: memcpy(p, &v, 8); break;
+    default: break; /* the block-quantized dtypes have no element values */
     }
 }
 

@@ -565,10 +565,12 @@ def test_files(tmp):
     w.close()
     meta, ts = wick.load_gguf(gq)
     check(meta == {"general.architecture": "llama", "nested": [[1, 2], [3]], "s": "h\u00e9llo"}, f"metadata {meta}")
-    check(ts["q"].dtype == "u8" and np.array_equal(ts["q"].numpy(), np.arange(136).reshape(2, 68)),
-          "a Q8_0 tensor loads raw: (rows, bytes a row)")
+    check(ts["q"].dtype == "q8_0" and ts["q"].shape == (2, 64) and
+          np.array_equal(ts["q"].numpy(), np.arange(136).reshape(2, 68)),
+          "a Q8_0 tensor loads as q8_0, its raw blocks (rows, bytes a row) from numpy()")
     close(ts["i8"], np.arange(-3, 3).reshape(2, 3), "i32", "an i8 tensor loads as i32")
-    raises("WK_ERR_DTYPE", lambda: wick.GGUFFile(gq).load("q"), "load of a quantized tensor", "q")
+    raises("WK_ERR_DTYPE", lambda: wick.GGUFFile(gq).load("q", dtype="i32"), "load_as i32 of a quantized tensor",
+           "q")
 
 
 # ---------------------------------------------------------------- GPU (where this build finds one)

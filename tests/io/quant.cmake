@@ -1,0 +1,6 @@
+# The block-quantized dtypes against gguf-py (tests/py/test_quant.py): dequantize and quantize bit for bit, views,
+# row lookup, the K types' round-trip error, GGUF files; on every device found. Exit 77 (skipped) without gguf.
+wick_py_test(py_quant test_quant.py)
+if(TEST py_quant)
+  set_tests_properties(py_quant PROPERTIES SKIP_RETURN_CODE 77)
+endif()
