@@ -3,6 +3,8 @@ tests/models/tiny_llama/ (make_tiny_llama.py): the prompt's logits and the 32-st
 Hugging Face directory and from each GGUF twin, in each compute dtype; then the errors a user meets.
 
 Usage: test_llama.py WICK [--device D]
+The Q8_0 and Q4_0 files are checked against a Hugging Face twin holding their weights as gguf-py dequantizes them
+(logits within 1e-5, greedy identical): the quantized path computes what its weights say.
 Tolerances (relative L2 over the prompt's logits): f32 weights computed in f32 1e-5 (the issue's); F16 weights
 5e-3 and bf16 compute 3e-2 (their rounding, 2^-11 and 2^-8 relative a weight, through 2 layers). Greedy tokens must
 be identical wherever the weights are f32 (the reference's smallest top-2 margin is printed)."""
@@ -46,6 +48,57 @@ def check_model(wick, device, name, model, dtype, tol, greedy_exact, ref, tmp):
     return ok
 
 
+def dequantized_twin(gguf_path, tmp):
+    """A Hugging Face directory with the GGUF file's weights as gguf-py dequantizes them (Q/K rows back in transformers'
+    order): what wick must compute from the quantized file, through the path already checked against transformers."""
+    import gguf
+    from safetensors.numpy import save_file
+    cfg = json.loads((HERE / "config.json").read_text())
+    nh, nkv = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+
+    def halves(w, heads):  # inverse of llama.cpp's row order (tiny_llama_gguf.interleave_rows)
+        d = w.shape[0] // heads
+        return w.reshape(heads, d // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+    names = {"token_embd.weight": "model.embed_tokens.weight", "output_norm.weight": "model.norm.weight"}
+    per = {"attn_norm": "input_layernorm", "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj",
+           "attn_v": "self_attn.v_proj", "attn_output": "self_attn.o_proj", "ffn_norm": "post_attention_layernorm",
+           "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj", "ffn_down": "mlp.down_proj"}
+    out = {}
+    for t in gguf.GGUFReader(str(gguf_path)).tensors:
+        w = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32).reshape([int(d) for d in t.shape[::-1]])
+        if t.name in names:
+            out[names[t.name]] = w
+        elif t.name.startswith("blk."):
+            _, i, kind, _ = t.name.split(".")
+            w = halves(w, nh) if kind == "attn_q" else halves(w, nkv) if kind == "attn_k" else w
+            out[f"model.layers.{i}.{per[kind]}.weight"] = w
+    d = pathlib.Path(tmp, "twin-" + gguf_path.stem)
+    d.mkdir()
+    shutil.copy(HERE / "config.json", d / "config.json")
+    save_file({k: np.ascontiguousarray(v) for k, v in out.items()}, str(d / "model.safetensors"))
+    return d
+
+
+def check_quantized(wick, device, kind, tmp):
+    """The quantized file against its dequantized twin: logits within 1e-5, greedy tokens identical."""
+    path = HERE / f"tiny-llama-{kind}.gguf"
+    twin = dequantized_twin(path, tmp)
+    prompt, res = [1, 15, 100, 42, 7, 200, 3, 99], []
+    for i, model in enumerate((path, twin)):
+        lg = pathlib.Path(tmp, f"lg{i}.npy")
+        r = generate(wick, model, device, "f32", prompt, 32, lg)
+        if r.returncode != 0:
+            print(f"FAIL gguf {kind}: exit {r.returncode}: {r.stderr.strip()}")
+            return False
+        res.append((np.load(lg).astype(np.float64), r.stdout.strip()))
+    err = np.linalg.norm(res[0][0] - res[1][0]) / np.linalg.norm(res[1][0])
+    ok = err <= 1e-5 and res[0][1] == res[1][1]
+    print(f"{'ok  ' if ok else 'FAIL'} gguf {kind} f32 against its dequantized twin (gguf-py): logits rel L2 "
+          f"{err:.2e} (tol 1e-05), greedy {'identical' if res[0][1] == res[1][1] else 'differs'} (required)")
+    return ok
+
+
 def check_errors(wick, device, tmp):
     """(what, command result, text the message must hold)."""
     hf = pathlib.Path(tmp, "hf")
@@ -82,8 +135,9 @@ def main():
              ("hf", HERE, "bf16", 3e-2, False)]
     with tempfile.TemporaryDirectory() as tmp:
         bad = sum(not check_model(a.wick, a.device, n, m, dt, tol, g, ref, tmp) for n, m, dt, tol, g in cases)
+        bad += sum(not check_quantized(a.wick, a.device, kind, tmp) for kind in ("Q8_0", "Q4_0"))
         bad_err = check_errors(a.wick, a.device, tmp)
-    total = len(cases) + 6
+    total = len(cases) + 8
     print(f"{total - bad - bad_err} passed, {bad + bad_err} failed")
     sys.exit(1 if bad or bad_err else 0)
 
