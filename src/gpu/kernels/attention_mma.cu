@@ -2,7 +2,8 @@
  * 64 or 128. A warp holds 16 query rows: their Q fragments stay in registers for the whole loop, S = Q K^T and
  * O += P V are m16n8k16 products (compat.h, wk_tc_*), the online softmax runs on S's f32 fragments (a row's four
  * lanes combine by xor shuffles), and P goes back into A fragments in registers. K and V tiles of AM_TK keys
- * are copied to shared memory asynchronously: the next key tile while P V runs, the value tile while S does.
+ * are copied to shared memory asynchronously: in prefill the next key tile while P V runs, the value tile while
+ * S does; in decode both tiles of the next step together.
  * Rows, windows, lengths and paged blocks follow attn_fwd's rules (attention.cuh); keys past the item's range
  * (the length, the split) are never read, and their tile rows hold zeros.
  * Warp width: 32-lane groups throughout (fragments are PTX's; an AMD wave64 is two of them). */
@@ -90,14 +91,18 @@ template <int D, bool V>
 __device__ __forceinline__ void am_load_tile(const wk_gpu_attn_args &p, const at_item &it, int64_t j0, int64_t hi,
                                              uint16_t (*buf)[D + AM_PAD])
 {
-    constexpr int CH = D / 8; /* 16-byte chunks a row */
+    constexpr int CH = D / 8; /* 16-byte chunks a row: a thread copies chunk ch of rows c0, c0 + RS, ... */
+    constexpr int RS = AM_THREADS / CH;
     const uint16_t *x = (const uint16_t *)(V ? p.v : p.k);
     const int64_t *st = V ? p.vs : p.ks;
+    const int c0 = (int)threadIdx.x / CH, ch = (int)threadIdx.x % CH;
+    const int64_t base = it.b * st[0] + it.kvh * st[1];
 #pragma unroll
-    for (int i = 0; i < AM_TK * CH / AM_THREADS; i++) {
-        int e = (int)threadIdx.x + i * AM_THREADS, c = e / CH, ch = e % CH;
-        int64_t j = j0 + c;
-        int64_t off = j < hi ? at_kv_off(p, st, it.b, it.kvh, j) : -1;
+    for (int i = 0; i < AM_TK / RS; i++) {
+        int c = c0 + i * RS;
+        int64_t j = j0 + c, off = -1;
+        if (j < hi)
+            off = p.block_size > 0 ? at_kv_off(p, st, it.b, it.kvh, j) : base + j * st[2];
         if (off >= 0)
             wk_tc_async16(&buf[c][8 * ch], x + off + 8 * ch);
         else
@@ -218,8 +223,8 @@ __device__ __forceinline__ void am_finish(const wk_gpu_attn_args &p, const at_it
         float inv = l > 0 ? 1.0f / l : 0.0f;
         uint32_t *o = (uint32_t *)((T *)p.out + row * p.dv);
 #pragma unroll
-        for (int nd = 0; nd < D / 8; nd++)
-            o[4 * nd + t] = wk_tc_pack<BF>(st.o[nd][2 * h] * inv, st.o[nd][2 * h + 1] * inv);
+        for (int nd = 0; nd < D / 8; nd++) /* a row that saw no key is 0 even where a value it skipped is NaN */
+            o[4 * nd + t] = l > 0 ? wk_tc_pack<BF>(st.o[nd][2 * h] * inv, st.o[nd][2 * h + 1] * inv) : 0u;
         if (p.lse && t == 0)
             p.lse[row] = l > 0 ? st.m[h] * AM_LN2 + logf(l) : -INFINITY;
     }
@@ -273,15 +278,15 @@ __device__ __forceinline__ void am_finish_dec(const wk_gpu_attn_args &p, const a
             continue;
         }
         int64_t row = (it.b * p.hq + it.h0 + r / it.nq) * p.sq + it.i0 + r % it.nq;
-        wk_st((T *)p.out + row * p.dv + c, acc * (l > 0 ? 1.0f / l : 0.0f));
+        wk_st((T *)p.out + row * p.dv + c, l > 0 ? acc * (1.0f / l) : 0.0f);
         if (p.lse && c == 0)
             p.lse[row] = l > 0 ? m * AM_LN2 + logf(l) : -INFINITY;
     }
 }
 
 /* One (item, split): the item's key range (the union of its rows' windows, cut to the split: block-uniform, so
- * every thread reaches every barrier) tile by tile. The key tile is in flight while the previous P V runs, the
- * value tile while S is computed. Prefill takes the items with the most keys (the last query tiles) first. */
+ * every thread reaches every barrier) tile by tile. Prefill takes the items with the most keys (the last query
+ * tiles) first. */
 template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const wk_gpu_attn_args &p, am_smem<D> &sm)
 {
     constexpr int BF = am_bf<T>::v, NT = DEC ? 2 : AM_TK / 8;
@@ -300,25 +305,36 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
     const float sl2 = p.scale * AM_LOG2E;
     if (lo < end) {
         am_load_tile<D, false>(p, it, lo, end, sm.t.k);
+        if (DEC) /* decode: both tiles in flight at once (its few rows leave little work to overlap) */
+            am_load_tile<D, true>(p, it, lo, end, sm.t.v);
         wk_tc_async_commit();
     }
     for (int64_t j0 = lo; j0 < end; j0 += AM_TK) {
         wk_tc_async_wait();
-        __syncthreads(); /* the key tile is in; every warp is done with the last value tile */
-        am_load_tile<D, true>(p, it, j0, end, sm.t.v);
-        wk_tc_async_commit();
+        __syncthreads(); /* the tiles are in; every warp is done with the last value tile */
+        if (!DEC) {
+            am_load_tile<D, true>(p, it, j0, end, sm.t.v);
+            wk_tc_async_commit();
+        }
         float s[NT][4];
         am_scores<D, DEC, BF, NT>(st, sm.t, s);
         am_mask<D, DEC, NT>(st, s, sl2, j0, end, j0 >= lo2 && j0 + AM_TK <= full_hi);
-        wk_tc_async_wait();
-        __syncthreads(); /* the value tile is in; every warp is done with the key tile */
-        if (j0 + AM_TK < end) {
-            am_load_tile<D, false>(p, it, j0 + AM_TK, end, sm.t.k);
+        if (!DEC) {
+            wk_tc_async_wait();
+            __syncthreads(); /* the value tile is in; every warp is done with the key tile */
+            if (j0 + AM_TK < end)
+                am_load_tile<D, false>(p, it, j0 + AM_TK, end, sm.t.k);
             wk_tc_async_commit();
         }
         uint32_t pa[NT / 2][4];
         am_softmax<D, BF, NT>(s, st, pa);
         am_pv<D, DEC, BF, NT>(pa, sm.t, st);
+        if (DEC && j0 + AM_TK < end) {
+            __syncthreads(); /* every warp is done with both tiles */
+            am_load_tile<D, false>(p, it, j0 + AM_TK, end, sm.t.k);
+            am_load_tile<D, true>(p, it, j0 + AM_TK, end, sm.t.v);
+            wk_tc_async_commit();
+        }
     }
     if (DEC)
         am_finish_dec<T, D>(p, it, item, st, sm.r);
