@@ -320,13 +320,19 @@ template <class T, class, int> __device__ __forceinline__ void attn_merge_run(co
     at_item it = at_item_of(p, item);
     const int64_t w = p.dv + 2, step = AT_ROWS * w;
     const float *part = p.part + item * p.splits * step;
+    /* The loops over splits carry no test of their own and are unrolled: their loads are independent, so many
+     * are in flight at once (decode may have dozens of splits). */
     for (int r = (int)threadIdx.x; r < it.n; r += AT_THREADS) {
         float m = -INFINITY, l = 0.0f;
+#pragma unroll 8
         for (int64_t s = 0; s < p.splits; s++)
             m = part[s * step + r * w + p.dv] > m ? part[s * step + r * w + p.dv] : m;
-        for (int64_t s = 0; s < p.splits && m != -INFINITY; s++) {
-            float ms = part[s * step + r * w + p.dv];
-            l += ms == -INFINITY ? 0.0f : part[s * step + r * w + p.dv + 1] * expf(ms - m);
+        if (m != -INFINITY) {
+#pragma unroll 8
+            for (int64_t s = 0; s < p.splits; s++) {
+                float ms = part[s * step + r * w + p.dv];
+                l += ms == -INFINITY ? 0.0f : part[s * step + r * w + p.dv + 1] * expf(ms - m);
+            }
         }
         M[r] = m;
         L[r] = l;
@@ -335,9 +341,12 @@ template <class T, class, int> __device__ __forceinline__ void attn_merge_run(co
     for (int64_t e = threadIdx.x; e < it.n * p.dv; e += AT_THREADS) {
         int64_t r = e / p.dv, c = e - r * p.dv;
         float m = M[r], l = L[r], acc = 0.0f;
-        for (int64_t s = 0; s < p.splits && m != -INFINITY; s++) {
-            float ms = part[s * step + r * w + p.dv];
-            acc += ms == -INFINITY ? 0.0f : part[s * step + r * w + c] * expf(ms - m);
+        if (m != -INFINITY) {
+#pragma unroll 8
+            for (int64_t s = 0; s < p.splits; s++) {
+                float ms = part[s * step + r * w + p.dv];
+                acc += ms == -INFINITY ? 0.0f : part[s * step + r * w + c] * expf(ms - m);
+            }
         }
         int64_t row = (it.b * p.hq + it.h0 + r / it.nq) * p.sq + it.i0 + r % it.nq;
         wk_st((T *)p.out + row * p.dv + c, acc * (l > 0 ? 1.0f / l : 0.0f));
