@@ -1,12 +1,17 @@
 /* attention.c: the GPU's attention and kv_append slots: lengths and block ids checked on the device (the fault
- * record), then the fused kernel (kernels/attention.cu), split over keys with a merge when the items are too few. */
+ * record), then the fused kernel, split over keys with a merge when the items are too few: on tensor cores
+ * (kernels/attention_mma.cu) where the device and the problem allow it, else the scalar one (kernels/attention.cu).
+ * WICK_ATTENTION_KERNEL=scalar forces the scalar kernels (the tests run the case table both ways). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu/gpu.h"
 
 #define AT_BLOCKS_PER_SM 3 /* attn_fwd blocks an SM holds at once (128 to 168 registers a thread on sm_90) */
 #define AT_MIN_SPLIT 4     /* key tiles a split holds at least */
+#define AM_BLOCKS_PER_SM 2 /* attn_mma_decode blocks an SM holds at once (about 240 registers a thread on sm_90) */
+#define AM_DECODE_ROWS 16  /* at most this many queries: the decode kernel (a group's heads share each key tile) */
 
 static void strides4(const wk_tensor *t, int64_t s[4])
 {
@@ -53,44 +58,79 @@ static void cache_args(wk_gpu_attn_args *q, const wk_tensor *lens, const wk_tens
     q->code = code;
 }
 
-/* Rows a block: a chunk of nh of a group's query heads times nq queries; splits of the keys when the items alone
- * do not fill the device. */
-static void plan(wk_gpu_dev *d, wk_gpu_attn_args *q)
+/* Splits of the keys (tiles of tk) when the items alone do not fill the device (per_sm blocks an SM). */
+static void plan_splits(wk_gpu_dev *d, wk_gpu_attn_args *q, int64_t tk, int64_t per_sm)
 {
-    q->group = q->hq / q->hkv;
-    q->nh = q->group < AT_ROWS ? q->group : AT_ROWS;
-    q->hchunks = (q->group + q->nh - 1) / q->nh;
-    q->nq = AT_ROWS / q->nh;
-    q->qtiles = (q->sq + q->nq - 1) / q->nq;
-    q->items = q->B * q->hkv * q->hchunks * q->qtiles;
-    q->tk = (q->d > q->dv ? q->d : q->dv) <= AT_TK_WIDE_DIM ? AT_TK_WIDE : AT_TK_NARROW;
-    int64_t tiles = (q->skv + q->tk - 1) / q->tk, fill = (int64_t)wk_gpu_sm_count(d) * AT_BLOCKS_PER_SM;
+    int64_t tiles = (q->skv + tk - 1) / tk, fill = (int64_t)wk_gpu_sm_count(d) * per_sm;
     q->splits = 1;
     if (q->items < fill && tiles >= 2 * AT_MIN_SPLIT) {
         int64_t want = (2 * fill + q->items - 1) / q->items, most = tiles / AT_MIN_SPLIT;
         q->splits = want < most ? want : most;
         q->splits = q->splits < 65535 ? q->splits : 65535;
     }
-    q->split_len = (tiles + q->splits - 1) / q->splits * q->tk;
+    q->split_len = (tiles + q->splits - 1) / q->splits * tk;
     if (q->splits == 1)
         q->split_len = q->skv > 0 ? q->skv : 1;
 }
 
-/* The fused kernel, and the merge when the keys are split (partial results in stream-ordered scratch). */
-static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt)
+/* Rows a block: a chunk of nh of a group's query heads times nq queries (rows in all); splits of the keys for
+ * the scalar kernel and the decode kernel. */
+static void plan(wk_gpu_attn_args *q, int64_t rows)
+{
+    q->group = q->hq / q->hkv;
+    q->nh = q->group < rows ? q->group : rows;
+    q->hchunks = (q->group + q->nh - 1) / q->nh;
+    q->nq = rows / q->nh;
+    q->qtiles = (q->sq + q->nq - 1) / q->nq;
+    q->items = q->B * q->hkv * q->hchunks * q->qtiles;
+    q->tk = (q->d > q->dv ? q->d : q->dv) <= AT_TK_WIDE_DIM ? AT_TK_WIDE : AT_TK_NARROW;
+    q->splits = 1;
+    q->split_len = q->skv > 0 ? q->skv : 1;
+}
+
+/* The tensor-core kernels' head-dim slot (kernels/attention_mma.h: 0 for 64, 1 for 128), or -1 where they do
+ * not serve the call: not forced off, f16/bf16, no bias, ALiBi or soft-cap, D == Dv of 64 or 128, q read by
+ * 4-byte pairs and k, v by 16-byte vectors, an NVIDIA sm_80 or later device, and the kernel in this build. */
+static int mma_slot(wk_gpu_dev *d, const wk_attn *a, const wk_gpu_attn_args *q)
+{
+    const char *force = getenv("WICK_ATTENTION_KERNEL");
+    const wk_tensor *qt = a->q;
+    if ((force && strcmp(force, "scalar") == 0) || (qt->dtype != WK_F16 && qt->dtype != WK_BF16))
+        return -1;
+    if (a->bias || a->alibi || a->softcap > 0 || q->d != q->dv || (q->d != 64 && q->d != 128))
+        return -1;
+    if (q->vec != (AT_VEC_K | AT_VEC_V) || qt->strides[3] != 1 || (uintptr_t)wk_tensor_data(qt) % 4 != 0)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (qt->strides[i] % 2 != 0)
+            return -1;
+    const char *arch = wk_gpu_dev_arch(d);
+    if (strncmp(arch, "sm_", 3) != 0 || atoi(arch + 3) < 80)
+        return -1;
+    int slot = q->d == 64 ? 0 : 1;
+    wk_gpu_kset set = q->sq <= AM_DECODE_ROWS ? WK_KS_attn_mma_decode : WK_KS_attn_mma_prefill;
+    return wk_gpu_kernel_present(d, set, qt->dtype, slot, 0) ? slot : -1;
+}
+
+/* The fused kernel (mma: the tensor-core set, decode or prefill, in head-dim slot ds), and the merge when the
+ * keys are split (partial results in stream-ordered scratch). */
+static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds)
 {
     if (q->items > 0x7fffffff)
         return wk_error(WK_ERR_UNSUPPORTED, "attention: %lld work items exceed the grid", (long long)q->items);
+    bool dec = q->sq <= AM_DECODE_ROWS;
     wk_gpu_dim grid = {(unsigned)q->items, (unsigned)q->splits, 1}, block = {AT_THREADS, 1, 1};
-    if (q->splits == 1)
-        return WK_GPU_LAUNCH(d, attn_fwd, dt, 0, 0, grid, block, 0, *q);
-    size_t bytes = sizeof(float) * (size_t)(q->items * q->splits * AT_ROWS * (q->dv + 2));
+    if (ds >= 0 && !dec)
+        return WK_GPU_LAUNCH(d, attn_mma_prefill, dt, ds, 0, grid, block, 0, *q);
     void *part = NULL;
-    WK_TRY(wk_gpu_malloc(d, bytes, &part));
-    q->part = part;
-    wk_status s = WK_GPU_LAUNCH(d, attn_fwd, dt, 0, 0, grid, block, 0, *q);
+    if (q->splits > 1) {
+        WK_TRY(wk_gpu_malloc(d, sizeof(float) * (size_t)(q->items * q->splits * AT_ROWS * (q->dv + 2)), &part));
+        q->part = part;
+    }
+    wk_status s = ds >= 0 ? WK_GPU_LAUNCH(d, attn_mma_decode, dt, ds, 0, grid, block, 0, *q)
+                          : WK_GPU_LAUNCH(d, attn_fwd, dt, 0, 0, grid, block, 0, *q);
     wk_gpu_dim mgrid = {(unsigned)q->items, 1, 1};
-    if (s == WK_OK)
+    if (s == WK_OK && q->splits > 1)
         s = WK_GPU_LAUNCH(d, attn_merge, dt, 0, 0, mgrid, block, 0, *q);
     wk_gpu_free(d, part); /* stream-ordered: the kernels queued above still read it */
     return s;
@@ -130,8 +170,13 @@ wk_status wk_gpu_attention(const wk_attn *a)
     q.vec = (vec16(k) ? AT_VEC_K : 0) | (vec16(v) ? AT_VEC_V : 0);
     cache_args(&q, a->seq_lens, a->block_table, a->block_size, k->shape[0], d, WK_GPU_FAULT_ATTENTION);
     WK_TRY(check_cache(d, &q, a->skv, 0));
-    plan(d, &q);
-    return run(d, &q, qt->dtype);
+    int ds = mma_slot(d, a, &q);
+    plan(&q, ds >= 0 && q.sq > AM_DECODE_ROWS ? AM_ROWS : AT_ROWS);
+    if (ds < 0)
+        plan_splits(d, &q, q.tk, AT_BLOCKS_PER_SM);
+    else if (q.sq <= AM_DECODE_ROWS)
+        plan_splits(d, &q, AM_TK, AM_BLOCKS_PER_SM);
+    return run(d, &q, qt->dtype, ds);
 }
 
 wk_status wk_gpu_kv_append(const wk_kv_write *w)

@@ -25,6 +25,7 @@ wk_gpu_dev *wk_gpu_dev_of(const wk_tensor *t) { return wk_gpu_enter(t->storage->
 int wk_gpu_logical_warp(const wk_gpu_dev *d) { return d->lanes; }
 int wk_gpu_width_slot(const wk_gpu_dev *d) { return d->lanes == d->props.warp_size ? 0 : 1; }
 int wk_gpu_sm_count(const wk_gpu_dev *d) { return d->props.sm_count; }
+const char *wk_gpu_dev_arch(const wk_gpu_dev *d) { return d->props.arch; }
 const char *wk_gpu_dev_name(const wk_gpu_dev *d) { return d->base.name; }
 int wk_gpu_ordinal(const wk_gpu_dev *d) { return d->ordinal; }
 void *wk_gpu_stream(const wk_gpu_dev *d) { return d->stream; }

@@ -24,6 +24,8 @@ wk_gpu_dev *wk_gpu_dev_of(const wk_tensor *t);
 int wk_gpu_logical_warp(const wk_gpu_dev *d);
 int wk_gpu_width_slot(const wk_gpu_dev *d);
 int wk_gpu_sm_count(const wk_gpu_dev *d);   /* multiprocessors / compute units */
+/* The device's architecture as its vendor names it: "sm_90", "gfx90a". */
+const char *wk_gpu_dev_arch(const wk_gpu_dev *d);
 const char *wk_gpu_dev_name(const wk_gpu_dev *d); /* "cuda:0" */
 int wk_gpu_ordinal(const wk_gpu_dev *d);          /* index within its backend, 0.. (< WK_GPU_MAX_DEVICES) */
 /* The device's queue (CUstream / hipStream_t), for vendor libraries. */

@@ -258,6 +258,23 @@ static void cases(wkt_list *l)
     add(l, "attention", WK_F32, WKT_TRANSPOSED,
         (attn_spec){3, 4, 4, 7, 96, 32, 32, .flags = ATTN_CAUSAL | ATTN_ALIBI | ATTN_LSE, .block = 32,
                     .bias = ATTN_BIAS_MASK});
+    /* the tensor-core kernels' shapes (f16/bf16, D 64 or 128; GPU: both paths, WICK_ATTENTION_KERNEL=scalar):
+     * prefill over several query and key tiles, Sq > Skv, windows, strided q, paged; decode with GQA groups up
+     * to 32 (two chunks), a few queries, windows, paged caches and split keys */
+    add(l, "attention", WK_BF16, WKT_CONTIG,
+        (attn_spec){2, 4, 2, 150, 300, 128, 128, .flags = ATTN_CAUSAL | ATTN_LENS | ATTN_LSE});
+    add(l, "attention", WK_F16, WKT_CONTIG,
+        (attn_spec){1, 4, 1, 130, 200, 64, 64, .flags = ATTN_WINDOW | ATTN_LSE, .wl = 40, .wr = 5});
+    add(l, "attention", WK_F16, WKT_CONTIG, (attn_spec){1, 2, 2, 100, 70, 64, 64, .flags = ATTN_CAUSAL | ATTN_LSE});
+    add(l, "attention", WK_BF16, WKT_CONTIG,
+        (attn_spec){2, 8, 2, 80, 80, 128, 128, .flags = ATTN_BSHD | ATTN_CAUSAL | ATTN_LSE});
+    add(l, "attention", WK_F16, WKT_CONTIG,
+        (attn_spec){2, 4, 2, 40, 256, 64, 64, .flags = ATTN_LENS | ATTN_CAUSAL | ATTN_LSE, .block = 16});
+    add(l, "attention", WK_BF16, WKT_CONTIG,
+        (attn_spec){2, 16, 2, 3, 2048, 128, 128, .flags = ATTN_LENS | ATTN_CAUSAL | ATTN_LSE, .block = 32});
+    add(l, "attention", WK_F16, WKT_CONTIG, (attn_spec){1, 32, 1, 1, 5000, 64, 64, .flags = ATTN_LSE});
+    add(l, "attention", WK_BF16, WKT_CONTIG,
+        (attn_spec){2, 8, 2, 2, 3000, 64, 64, .flags = ATTN_WINDOW | ATTN_LSE, .wl = 500, .wr = 0});
     /* kv_append: Sq new rows into a cache of Skv positions */
     for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
         add(l, "kv_append", dts[k], WKT_CONTIG, (attn_spec){3, 2, 2, 4, 40, 32, 16, .flags = 0});

@@ -5,6 +5,7 @@
  * the same at every width; the rest is indexed by threadIdx.x alone. */
 #include "common.cuh"
 #include "attention.h"
+#include "attention.cuh"
 
 /* Shared memory of attn_fwd: the scaled query rows (row stride d + 1), one key tile transposed (kt[d][c], row
  * stride tk + 1) or one value tile (v[c][e]) in the same buffer, and the tile's scores (row stride tk + 1). */
@@ -27,53 +28,6 @@ __device__ __forceinline__ void at_fault(int32_t *fault, int code, int64_t value
 {
     if (atomicCAS(fault, 0, code) == 0)
         reinterpret_cast<wk_gpu_fault_rec *>(fault)->value = value;
-}
-
-/* A work item's rows: row r is query head h0 + r / nq, query i0 + r % nq, r < n; len: the batch's keys. */
-struct at_item {
-    int64_t b, kvh, h0, i0, nq, n, len;
-};
-
-__device__ at_item at_item_of(const wk_gpu_attn_args &p, int64_t item)
-{
-    at_item it;
-    int64_t qt = item % p.qtiles, rest = item / p.qtiles;
-    int64_t hc = rest % p.hchunks;
-    rest /= p.hchunks;
-    it.kvh = rest % p.hkv;
-    it.b = rest / p.hkv;
-    it.h0 = it.kvh * p.group + hc * p.nh;
-    it.i0 = qt * p.nq;
-    int64_t heads = p.group - hc * p.nh < p.nh ? p.group - hc * p.nh : p.nh;
-    it.nq = p.sq - it.i0 < p.nq ? p.sq - it.i0 : p.nq;
-    it.n = heads * it.nq;
-    int64_t len = p.lens ? (int64_t)p.lens[it.b * p.lens_s] : p.skv;
-    it.len = len < 0 ? 0 : len > p.skv ? p.skv : len; /* a bad length is attn_check's to report */
-    return it;
-}
-
-/* The keys [lo, hi) query i sees (its position i + len - sq, the window, the length). */
-__device__ __forceinline__ void at_window(const wk_gpu_attn_args &p, int64_t len, int64_t i, int64_t &lo, int64_t &hi)
-{
-    int64_t pos = i + len - p.sq;
-    lo = p.window_left >= 0 ? pos - p.window_left : 0;
-    hi = p.window_right >= 0 ? pos + p.window_right + 1 : len;
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > len ? len : hi;
-}
-
-/* Element offset of key position pos of (b, kvh) in k or v (strides st), or -1 where its block id is bad. */
-__device__ __forceinline__ int64_t at_kv_off(const wk_gpu_attn_args &p, const int64_t *st, int64_t b, int64_t kvh,
-                                             int64_t pos)
-{
-    if (p.block_size > 0) {
-        int64_t blk = pos / p.block_size;
-        int64_t id = p.table[b * p.table_s[0] + blk * p.table_s[1]];
-        if (id < 0 || id >= p.num_blocks)
-            return -1;
-        return id * st[0] + kvh * st[1] + (pos - blk * p.block_size) * st[2];
-    }
-    return b * st[0] + kvh * st[1] + pos * st[2];
 }
 
 /* The item's query rows, scaled, into q (rows past n: 0). */
@@ -366,13 +320,19 @@ template <class T, class, int> __device__ __forceinline__ void attn_merge_run(co
     at_item it = at_item_of(p, item);
     const int64_t w = p.dv + 2, step = AT_ROWS * w;
     const float *part = p.part + item * p.splits * step;
+    /* The loops over splits carry no test of their own and are unrolled: their loads are independent, so many
+     * are in flight at once (decode may have dozens of splits). */
     for (int r = (int)threadIdx.x; r < it.n; r += AT_THREADS) {
         float m = -INFINITY, l = 0.0f;
+#pragma unroll 8
         for (int64_t s = 0; s < p.splits; s++)
             m = part[s * step + r * w + p.dv] > m ? part[s * step + r * w + p.dv] : m;
-        for (int64_t s = 0; s < p.splits && m != -INFINITY; s++) {
-            float ms = part[s * step + r * w + p.dv];
-            l += ms == -INFINITY ? 0.0f : part[s * step + r * w + p.dv + 1] * expf(ms - m);
+        if (m != -INFINITY) {
+#pragma unroll 8
+            for (int64_t s = 0; s < p.splits; s++) {
+                float ms = part[s * step + r * w + p.dv];
+                l += ms == -INFINITY ? 0.0f : part[s * step + r * w + p.dv + 1] * expf(ms - m);
+            }
         }
         M[r] = m;
         L[r] = l;
@@ -381,9 +341,12 @@ template <class T, class, int> __device__ __forceinline__ void attn_merge_run(co
     for (int64_t e = threadIdx.x; e < it.n * p.dv; e += AT_THREADS) {
         int64_t r = e / p.dv, c = e - r * p.dv;
         float m = M[r], l = L[r], acc = 0.0f;
-        for (int64_t s = 0; s < p.splits && m != -INFINITY; s++) {
-            float ms = part[s * step + r * w + p.dv];
-            acc += ms == -INFINITY ? 0.0f : part[s * step + r * w + c] * expf(ms - m);
+        if (m != -INFINITY) {
+#pragma unroll 8
+            for (int64_t s = 0; s < p.splits; s++) {
+                float ms = part[s * step + r * w + p.dv];
+                acc += ms == -INFINITY ? 0.0f : part[s * step + r * w + c] * expf(ms - m);
+            }
         }
         int64_t row = (it.b * p.hq + it.h0 + r / it.nq) * p.sq + it.i0 + r % it.nq;
         wk_st((T *)p.out + row * p.dv + c, acc * (l > 0 ? 1.0f / l : 0.0f));

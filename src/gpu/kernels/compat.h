@@ -151,4 +151,158 @@ __device__ __forceinline__ uint16_t wk_hw_f32_to_f16_bits(float f)
 #endif
 }
 
+/* ---------------------------------------------------------------- tensor-core tiles (attention_mma.cu)
+ * NVIDIA sm_80 and later: mma.sync m16n8k16 (f16/bf16 inputs, f32 accumulators), ldmatrix and cp.async. Every
+ * other target (older NVIDIA, AMD) gets the same results from a fallback made of shuffles and plain memory
+ * accesses: correct, slow, and there only so that the kernels build everywhere (the host launches them on
+ * sm_80+ alone). Fragments follow PTX's layout for m16n8k16 (lane = 4 * g + t, 32 lanes; an AMD wave64 works
+ * as two 32-lane halves): A (16x16, two 16-bit values a register) a[0] = row g, cols 2t, 2t+1; a[1] = row g + 8;
+ * a[2], a[3] = the same rows, cols 2t + 8, 2t + 9; B (16x8) b[0] = rows 2t, 2t + 1 of col g, b[1] = rows 2t + 8,
+ * 2t + 9; C (16x8 f32) c[0], c[1] = row g, cols 2t, 2t + 1; c[2], c[3] = row g + 8. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define WK_TC_NATIVE 1
+#else
+#define WK_TC_NATIVE 0
+#endif
+
+/* v of lane src (0..31) of this lane's 32-lane group; every lane of the group calls it. */
+template <class T> __device__ __forceinline__ T wk_shfl_idx32(T v, int src)
+{
+#if defined(__HIPCC__)
+    return __shfl(v, src, 32);
+#else
+    return __shfl_sync(0xffffffffu, v, src, 32);
+#endif
+}
+
+/* A 16-bit float's bits as f32 (bf: bfloat16, else IEEE half). */
+template <int BF> __device__ __forceinline__ float wk_tc_to_f32(uint32_t h)
+{
+    if (BF) {
+        uint32_t u = (h & 0xffffu) << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    return wk_hw_f16_bits_to_f32((uint16_t)h);
+}
+
+/* Two f32 rounded to nearest even into one register of 16-bit floats (lo in the low half), as core/numerics.h's
+ * wk_f32_to_f16_bits / wk_f32_to_bf16_bits round (NaN stays NaN). */
+template <int BF> __device__ __forceinline__ uint32_t wk_tc_pack(float lo, float hi)
+{
+#if WK_TC_NATIVE
+    uint32_t r;
+    if (BF)
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    else
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+#else
+    uint32_t h[2];
+    float f[2] = {lo, hi};
+    for (int i = 0; i < 2; i++) {
+        if (BF) {
+            uint32_t u;
+            memcpy(&u, &f[i], 4);
+            h[i] = (u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40u : (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+        } else {
+            h[i] = wk_hw_f32_to_f16_bits(f[i]);
+        }
+    }
+    return (h[0] & 0xffffu) | (h[1] << 16);
+#endif
+}
+
+/* d (16x8, f32) += a (16x16) * b (16x8), a warp-wide product (every lane calls it). */
+template <int BF> __device__ __forceinline__ void wk_tc_mma(float d[4], const uint32_t a[4], const uint32_t b[2])
+{
+#if WK_TC_NATIVE
+    if (BF)
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    else
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    int lane = (int)(threadIdx.x & 31u), g = lane >> 2, t = lane & 3;
+    for (int q = 0; q < 4; q++) { /* the k pairs 2q, 2q + 1 and 2q + 8, 2q + 9 */
+        uint32_t ar[4], bc[2][2];
+        for (int i = 0; i < 4; i++)
+            ar[i] = wk_shfl_idx32(a[i], 4 * g + q);
+        for (int c = 0; c < 2; c++)
+            for (int i = 0; i < 2; i++)
+                bc[c][i] = wk_shfl_idx32(b[i], 4 * (2 * t + c) + q);
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < 2; c++)
+                for (int i = 0; i < 2; i++)
+                    for (int h = 0; h < 2; h++)
+                        d[2 * r + c] += wk_tc_to_f32<BF>(ar[r + 2 * i] >> (16 * h)) *
+                                        wk_tc_to_f32<BF>(bc[c][i] >> (16 * h));
+    }
+#endif
+}
+
+/* Four 8x8 matrices of 16-bit values from shared memory: lane 8i + j gives the address of row j of matrix i
+ * (16 bytes, 16-byte aligned); r[i] gets matrix i's row g, cols 2t, 2t + 1 (wk_tc_ldsm_t: transposed, rows 2t,
+ * 2t + 1 of col g). */
+__device__ __forceinline__ void wk_tc_ldsm(uint32_t r[4], const uint16_t *row)
+{
+#if WK_TC_NATIVE
+    uint32_t a = (uint32_t)__cvta_generic_to_shared(row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+#else
+    int lane = (int)(threadIdx.x & 31u);
+    for (int i = 0; i < 4; i++) {
+        const uint16_t *src = (const uint16_t *)wk_shfl_idx32((unsigned long long)row, 8 * i + (lane >> 2));
+        r[i] = (uint32_t)src[2 * (lane & 3)] | ((uint32_t)src[2 * (lane & 3) + 1] << 16);
+    }
+#endif
+}
+__device__ __forceinline__ void wk_tc_ldsm_t(uint32_t r[4], const uint16_t *row)
+{
+#if WK_TC_NATIVE
+    uint32_t a = (uint32_t)__cvta_generic_to_shared(row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+#else
+    int lane = (int)(threadIdx.x & 31u);
+    for (int i = 0; i < 4; i++) {
+        const uint16_t *s0 = (const uint16_t *)wk_shfl_idx32((unsigned long long)row, 8 * i + 2 * (lane & 3));
+        const uint16_t *s1 = (const uint16_t *)wk_shfl_idx32((unsigned long long)row, 8 * i + 2 * (lane & 3) + 1);
+        r[i] = (uint32_t)s0[lane >> 2] | ((uint32_t)s1[lane >> 2] << 16);
+    }
+#endif
+}
+
+/* 16 bytes from global to shared memory (both 16-byte aligned), asynchronously: visible to the block after
+ * wk_tc_async_wait() and a barrier (the fallback copies at once). wk_tc_async_commit closes a group. */
+__device__ __forceinline__ void wk_tc_async16(void *dst, const void *src)
+{
+#if WK_TC_NATIVE
+    uint32_t a = (uint32_t)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a), "l"(src) : "memory");
+#else
+    struct alignas(16) w16 { uint32_t w[4]; };
+    *(w16 *)dst = *(const w16 *)src;
+#endif
+}
+__device__ __forceinline__ void wk_tc_async_commit(void)
+{
+#if WK_TC_NATIVE
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wk_tc_async_wait(void)
+{
+#if WK_TC_NATIVE
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
+}
+
 #endif

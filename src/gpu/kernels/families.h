@@ -4,6 +4,7 @@
 #define WK_GPU_KERNELS_FAMILIES_H
 
 #include "attention.h"
+#include "attention_mma.h"
 #include "binary.h"
 #include "cast.h"
 #include "conv.h"
@@ -23,10 +24,9 @@
 #include "upsample.h"
 
 #define WK_GPU_KERNEL_SETS(X)                                                                                     \
-    WK_ATTENTION_KERNELS(X) WK_BINARY_KERNELS(X) WK_CAST_KERNELS(X) WK_CONV_KERNELS(X) WK_COPY_KERNELS(X)         \
-    WK_INDEX_KERNELS(X) WK_MASK_KERNELS(X) WK_NORM_KERNELS(X) WK_POOL_KERNELS(X) WK_PROBE_KERNELS(X)               \
-    WK_QUANT_KERNELS(X)                                                                                           \
-    WK_RAND_KERNELS(X) WK_REDUCE_KERNELS(X) WK_REORDER_KERNELS(X) WK_ROPE_KERNELS(X) WK_SORT_KERNELS(X)           \
-    WK_UNARY_KERNELS(X) WK_UPSAMPLE_KERNELS(X)
+    WK_ATTENTION_KERNELS(X) WK_ATTENTION_MMA_KERNELS(X) WK_BINARY_KERNELS(X) WK_CAST_KERNELS(X)                    \
+    WK_CONV_KERNELS(X) WK_COPY_KERNELS(X) WK_INDEX_KERNELS(X) WK_MASK_KERNELS(X) WK_NORM_KERNELS(X)                \
+    WK_POOL_KERNELS(X) WK_PROBE_KERNELS(X) WK_QUANT_KERNELS(X) WK_RAND_KERNELS(X) WK_REDUCE_KERNELS(X)             \
+    WK_REORDER_KERNELS(X) WK_ROPE_KERNELS(X) WK_SORT_KERNELS(X) WK_UNARY_KERNELS(X) WK_UPSAMPLE_KERNELS(X)
 
 #endif

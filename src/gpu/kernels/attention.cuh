@@ -1,0 +1,56 @@
+/* attention.cuh: what the attention kernels (attention.cu, attention_mma.cu) share: a work item's rows, the keys a
+ * query sees, and where a key lives in k or v (contiguous or paged). */
+#ifndef WK_GPU_KERNELS_ATTENTION_CUH
+#define WK_GPU_KERNELS_ATTENTION_CUH
+
+#include "common.cuh"
+#include "attention.h"
+
+/* A work item's rows: row r is query head h0 + r / nq, query i0 + r % nq, r < n; len: the batch's keys. */
+struct at_item {
+    int64_t b, kvh, h0, i0, nq, n, len;
+};
+
+__device__ inline at_item at_item_of(const wk_gpu_attn_args &p, int64_t item)
+{
+    at_item it;
+    int64_t qt = item % p.qtiles, rest = item / p.qtiles;
+    int64_t hc = rest % p.hchunks;
+    rest /= p.hchunks;
+    it.kvh = rest % p.hkv;
+    it.b = rest / p.hkv;
+    it.h0 = it.kvh * p.group + hc * p.nh;
+    it.i0 = qt * p.nq;
+    int64_t heads = p.group - hc * p.nh < p.nh ? p.group - hc * p.nh : p.nh;
+    it.nq = p.sq - it.i0 < p.nq ? p.sq - it.i0 : p.nq;
+    it.n = heads * it.nq;
+    int64_t len = p.lens ? (int64_t)p.lens[it.b * p.lens_s] : p.skv;
+    it.len = len < 0 ? 0 : len > p.skv ? p.skv : len; /* a bad length is attn_check's to report */
+    return it;
+}
+
+/* The keys [lo, hi) query i sees (its position i + len - sq, the window, the length). */
+__device__ __forceinline__ void at_window(const wk_gpu_attn_args &p, int64_t len, int64_t i, int64_t &lo, int64_t &hi)
+{
+    int64_t pos = i + len - p.sq;
+    lo = p.window_left >= 0 ? pos - p.window_left : 0;
+    hi = p.window_right >= 0 ? pos + p.window_right + 1 : len;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > len ? len : hi;
+}
+
+/* Element offset of key position pos of (b, kvh) in k or v (strides st), or -1 where its block id is bad. */
+__device__ __forceinline__ int64_t at_kv_off(const wk_gpu_attn_args &p, const int64_t *st, int64_t b, int64_t kvh,
+                                             int64_t pos)
+{
+    if (p.block_size > 0) {
+        int64_t blk = pos / p.block_size;
+        int64_t id = p.table[b * p.table_s[0] + blk * p.table_s[1]];
+        if (id < 0 || id >= p.num_blocks)
+            return -1;
+        return id * st[0] + kvh * st[1] + (pos - blk * p.block_size) * st[2];
+    }
+    return b * st[0] + kvh * st[1] + pos * st[2];
+}
+
+#endif
