@@ -49,13 +49,11 @@ WK_HD uint16_t wk_f32_to_bf16_bits(float x)
 
 WK_HD float wk_bf16_bits_to_f32(uint16_t h) { return wk_bits_f32((uint32_t)h << 16); }
 
-/* IEEE binary16 from f32, round to nearest even; NaN keeps its sign and top payload bits, quieted. The GPUs'
- * own conversion (compat.h) gives the same bits and serves in their device pass. */
-WK_HD uint16_t wk_f32_to_f16_bits(float x)
+/* IEEE binary16 from f32, round to nearest even; NaN keeps its sign and top payload bits, quieted; in integer
+ * arithmetic only, so it gives the same bits on any target (the host's conversion, and the block quantizers' on a
+ * GPU, core/quant_blocks.h). */
+WK_HD uint16_t wk_f32_to_f16_bits_sw(float x)
 {
-#if WK_DEVICE_PASS
-    return wk_hw_f32_to_f16_bits(x);
-#else
     uint32_t u = wk_f32_bits(x);
     uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
     uint32_t a = u & 0x7fffffffu;
@@ -78,6 +76,15 @@ WK_HD uint16_t wk_f32_to_f16_bits(float x)
     uint32_t r = a - 0x38000000u; /* rebias exponent 127 -> 15, still with 23 mantissa bits */
     r += 0xfffu + ((r >> 13) & 1u);
     return (uint16_t)(sign | (r >> 13));
+}
+
+/* The same bits; the GPUs' own conversion (compat.h) serves in their device pass. */
+WK_HD uint16_t wk_f32_to_f16_bits(float x)
+{
+#if WK_DEVICE_PASS
+    return wk_hw_f32_to_f16_bits(x);
+#else
+    return wk_f32_to_f16_bits_sw(x);
 #endif
 }
 

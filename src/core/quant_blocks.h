@@ -53,7 +53,7 @@ WK_HD bool wk_qi_quantizable(int qi)
 WK_HD float wk_q_f16(const uint8_t *p) { return wk_f16_bits_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
 WK_HD void wk_q_put_f16(uint8_t *p, float v)
 {
-    uint16_t h = wk_f32_to_f16_bits(v);
+    uint16_t h = wk_f32_to_f16_bits_sw(v); /* on an H100 (CUDA 13.0) the hardware conversion here stored 0 low bytes */
     p[0] = (uint8_t)h;
     p[1] = (uint8_t)(h >> 8);
 }
