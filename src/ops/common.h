@@ -46,6 +46,10 @@ wk_status wk_check_new(const char *op, const wk_device *dev, wk_dtype dt, int ra
 /* A new contiguous tensor of t's shape on t's device holding t's values (ops/copy.c; for contiguous and cast). */
 wk_status wk_copy_contiguous(const char *op, const wk_tensor *t, wk_tensor **out);
 
+/* A view of t (rank >= d0 + k, k >= 1) with dims [d0, d0 + k) merged into one (rank - k + 1 dims): over t's own
+ * storage when their strides line up (size-1 dims ignored), else over a contiguous copy of t. */
+wk_status wk_merge_view(const char *op, const wk_tensor *t, int d0, int k, wk_tensor **out);
+
 /* dim in [-rank, rank) -> [0, rank). */
 wk_status wk_norm_dim(const char *op, int dim, int rank, int *out);
 
