@@ -10,9 +10,9 @@ typedef struct scan_ctx {
     wk_dtype dt;
     const char *x;
     char *out;
-    wk_rows lines;       /* x's dims but the scanned one, merged: where each line starts */
+    wk_rows lines;    /* x's dims but the scanned one, merged: where each line starts */
     int64_t es, n, s;    /* element size, line length, x's stride along it */
-    int64_t inner;       /* out's elements after the scanned dim: line L starts at (L / inner) * n * inner + L % inner */
+    int64_t inner;    /* out's elements after the scanned dim: line L at (L / inner) * n * inner + L % inner */
 } scan_ctx;
 
 /* PyTorch's log-add-exp step (its _log_add_exp_helper): equal infinities stay as they are, NaN spreads. */

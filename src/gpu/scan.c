@@ -5,7 +5,8 @@
 #include "core/numerics.h"
 #include "gpu/gpu.h"
 
-_Static_assert(WK_SCAN_SUM == SC_SUM && WK_SCAN_LOGSUMEXP == SC_LSE, "kernels/scan.h follows wk_scan_op");
+_Static_assert((int)WK_SCAN_SUM == (int)SC_SUM && (int)WK_SCAN_LOGSUMEXP == (int)SC_LSE,
+               "kernels/scan.h follows wk_scan_op");
 
 wk_status wk_gpu_scan(wk_scan_op op, const wk_tensor *x, int dim, wk_tensor *out)
 {

@@ -5,7 +5,8 @@
 #include "core/numerics.h"
 #include "gpu/gpu.h"
 
-_Static_assert(WK_STATS_VAR == ST_VAR && WK_STATS_NORM_INF == ST_NORM_INF, "kernels/stats.h follows wk_stats_op");
+_Static_assert((int)WK_STATS_VAR == (int)ST_VAR && (int)WK_STATS_NORM_INF == (int)ST_NORM_INF,
+               "kernels/stats.h follows wk_stats_op");
 
 wk_status wk_gpu_stats(wk_stats_op op, const wk_tensor *x, double correction, wk_tensor *out)
 {
