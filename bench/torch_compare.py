@@ -85,6 +85,7 @@ class Wick:
             "wk_masked_fill": [vp, vp, dbl, pvp],
             "wk_reduce": [i32, vp, intp, i32, ctypes.c_bool, pvp],
             "wk_softmax_last_dim": [vp, pvp],
+            "wk_cumsum": [vp, i32, pvp],
             "wk_layer_norm": [vp, vp, vp, dbl, pvp],
             "wk_rms_norm": [vp, vp, dbl, pvp],
             "wk_argsort": [vp, ctypes.c_bool, pvp],
@@ -325,6 +326,12 @@ def cases(dev, quick):
                lambda x, i, s: x.index_add(0, i, s), lambda w, x, i, s: w.call(w.lib.wk_index_add, x, 0, i, s))
     yield Case("gather f32 dim 1 i64", dims(gat, gat), L, None, lambda: [rand((gat, gat)), ids((gat, gat), gat)],
                lambda x, i: torch.gather(x, 1, i), lambda w, x, i: w.call(w.lib.wk_gather, x, 1, i))
+
+    # cumsum of (8192, 16384) f32 along the last dim and along dim 0 (issue 14's scan target).
+    for dim in (1, 0):
+        yield Case("cumsum f32 (8192, 16384) dim %d" % dim, dims(8192, 16384), FAST, 1e-4,
+                   lambda: [rand((8192, 16384))], lambda x, d=dim: torch.cumsum(x, d),
+                   lambda w, x, d=dim: w.call(w.lib.wk_cumsum, x, d))
 
     # Softmax and norms over rows of 4096 and 8192 elements.
     for rows, cols, dt in ((rows4k, 4096, f32), (rows8k, 8192, f32), (rows4k, 4096, bf16)):

@@ -385,10 +385,57 @@ wk_status wk_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_ten
 /* (x - mean) / sqrt(var + eps) * w + b over the last dim (biased variance); w and b may be NULL. */
 wk_status wk_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
                         wk_tensor **out);
+/* layer_norm over the last k dims (1 <= k <= rank, else WK_ERR_SHAPE): each row of the last k dims' numel is
+ * normalised as one (PyTorch's layer_norm with normalized_shape = x's last k dims); w and b (may be NULL) have
+ * exactly the last k dims' shape, x's dtype and device. k == 1 is wk_layer_norm. */
+wk_status wk_layer_norm_dims(const wk_tensor *x, int k, const wk_tensor *w, const wk_tensor *b, double eps,
+                             wk_tensor **out);
+/* Inference batch norm (PyTorch's F.batch_norm with training=False): x (N, C, *) of rank >= 2, channels dim 1;
+ * out = (x - mean[c]) / sqrt(var[c] + eps) * w[c] + b[c]. mean and var (the running statistics) are required,
+ * w and b may be NULL; all 1-D of C, x's dtype and device (PyTorch also takes f32 statistics for half x: here
+ * they share x's dtype). Float only; f16/bf16 compute in f32, rounded once. eps finite and >= 0. */
+wk_status wk_batch_norm(const wk_tensor *x, const wk_tensor *mean, const wk_tensor *var, const wk_tensor *w,
+                        const wk_tensor *b, double eps, wk_tensor **out);
+/* Group norm (PyTorch's F.group_norm): x (N, C, *) of rank >= 2; the C channels split into `groups` groups of
+ * C / groups, and each (sample, group) is normalised over its channels and spatial positions (biased variance),
+ * then out = y * w[c] + b[c]. groups >= 1 must divide C (else WK_ERR_INVALID_ARGUMENT); w and b may be NULL, 1-D
+ * of C. Float only; statistics in f32 or wider (the CPU uses f64), f16/bf16 rounded once. */
+wk_status wk_group_norm(const wk_tensor *x, int64_t groups, const wk_tensor *w, const wk_tensor *b, double eps,
+                        wk_tensor **out);
 /* Stable sort along the last dim. argsort gives i64 indices; sort gives values and (if indices is
  * not NULL) indices. NaN sorts as larger than every number (PyTorch). */
 wk_status wk_argsort(const wk_tensor *x, bool descending, wk_tensor **out);
 wk_status wk_sort(const wk_tensor *x, bool descending, wk_tensor **values, wk_tensor **indices);
+
+/* ---------------------------------------------------------------- statistics
+ * Over the ndims dims listed (distinct, may be negative; ndims == 0: every dim), as wk_reduce; keepdim keeps
+ * them with size 1. Float only (WK_ERR_DTYPE for ints, as PyTorch's var/std/norm). x may be any strided view.
+ * Accumulation: var, std and norm sum in f64 on every backend (two passes for var: the mean, then the squared
+ * deviations), so the 2-norm of f16/bf16/f32 values cannot overflow (no scaling; PyTorch's f32 sum of squares
+ * can); logsumexp takes the max, then sums exp(x - max) (f64 on the CPU, f32 on the GPU but for f64). */
+/* var = sum((x - mean)^2) / (N - correction), correction = unbiased ? 1 : 0 (PyTorch's torch.var); std =
+ * sqrt(var). N <= correction (an empty reduction, or one element with unbiased) gives NaN, as PyTorch (which
+ * divides by max(0, N - correction)); any NaN or infinity in a reduction gives NaN. */
+wk_status wk_var(const wk_tensor *x, const int *dims, int ndims, bool unbiased, bool keepdim, wk_tensor **out);
+wk_status wk_std(const wk_tensor *x, const int *dims, int ndims, bool unbiased, bool keepdim, wk_tensor **out);
+/* log(sum(exp(x))) with the max subtracted first: a reduction whose max is +inf gives +inf, one of only -inf (or
+ * an empty one) gives -inf, and a NaN gives NaN (PyTorch's torch.logsumexp). */
+wk_status wk_logsumexp(const wk_tensor *x, const int *dims, int ndims, bool keepdim, wk_tensor **out);
+/* The vector p-norm (PyTorch's torch.linalg.vector_norm) for p = 1 (sum |x|), 2 (sqrt(sum x^2)) or INFINITY
+ * (max |x|); other p: WK_ERR_INVALID_ARGUMENT. NaN propagates. An empty reduction gives 0 for p 1 and 2 and is
+ * WK_ERR_SHAPE for p = inf (no identity, as max). */
+wk_status wk_norm(const wk_tensor *x, double p, const int *dims, int ndims, bool keepdim, wk_tensor **out);
+
+/* ---------------------------------------------------------------- cumulative ops
+ * Along dim (in [-rank, rank); a rank-0 x takes 0 or -1 and is one element); x any strided view, out new and
+ * contiguous of x's shape. cumsum/cumprod: every dtype; float x keeps its dtype (f16/bf16 accumulate in f32 and
+ * each output is rounded once, as PyTorch), integer x (u8, u32, i32, i64) gives i64, accumulated in i64 with
+ * wrapping (PyTorch promotes integers to int64). logcumsumexp: float only, out[i] = log(sum_{j<=i} exp(x[j]))
+ * accumulated as PyTorch (max + log1p(exp(min - max)) per step; -inf stays -inf, +inf gives +inf, NaN
+ * spreads from its position on). GPU partial sums add in a different order than the CPU's sequential ones. */
+wk_status wk_cumsum(const wk_tensor *x, int dim, wk_tensor **out);
+wk_status wk_cumprod(const wk_tensor *x, int dim, wk_tensor **out);
+wk_status wk_logcumsumexp(const wk_tensor *x, int dim, wk_tensor **out);
 
 /* ---------------------------------------------------------------- linear algebra */
 #define WK_MATMUL_ALLOW_TF32 1u /* let f32 products use TF32 tensor cores where the device has them */

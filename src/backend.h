@@ -37,6 +37,13 @@ typedef struct wk_reorder_map {
 } wk_reorder_map;
 /* tril (keep the lower triangle) or triu (the upper); the GPU's kernels take it in this order (kernels/mask.h). */
 typedef enum wk_tri_kind { WK_TRI_LOWER = 0, WK_TRI_UPPER = 1 } wk_tri_kind;
+/* stats: the statistic over a row; the GPU's kernels take it in this order (kernels/stats.h). */
+typedef enum wk_stats_op {
+    WK_STATS_VAR = 0, WK_STATS_STD = 1, WK_STATS_LOGSUMEXP = 2, WK_STATS_NORM1 = 3, WK_STATS_NORM2 = 4,
+    WK_STATS_NORM_INF = 5
+} wk_stats_op;
+/* scan: the cumulative op; the GPU's kernels take it in this order (kernels/scan.h). */
+typedef enum wk_scan_op { WK_SCAN_SUM = 0, WK_SCAN_PROD = 1, WK_SCAN_LOGSUMEXP = 2 } wk_scan_op;
 /* conv: the number of spatial dims, and forward or transposed. */
 typedef enum wk_conv_dims { WK_CONV_1D = 1, WK_CONV_2D = 2 } wk_conv_dims;
 typedef enum wk_conv_dir { WK_CONV_FORWARD = 0, WK_CONV_TRANSPOSED = 1 } wk_conv_dir;
@@ -210,6 +217,19 @@ struct wk_backend {
     /* w and b may be NULL. */
     wk_status (*layer_norm)(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
                             wk_tensor *out);
+    /* x (N, C, S) of rank 3, any strides, float; mean, var 1-D of C, w, b 1-D of C or NULL, all x's dtype; out
+     * contiguous (N, C, S). */
+    wk_status (*batch_norm)(const wk_tensor *x, const wk_tensor *mean, const wk_tensor *var, const wk_tensor *w,
+                            const wk_tensor *b, double eps, wk_tensor *out);
+    /* x (N, C, S) of rank 3, any strides, float, S >= 1; groups divides C; w, b 1-D of C or NULL; out contiguous. */
+    wk_status (*group_norm)(const wk_tensor *x, int64_t groups, const wk_tensor *w, const wk_tensor *b, double eps,
+                            wk_tensor *out);
+    /* The statistic over x's last dim (size >= 1; ops/ merges the reduced dims into it), x float of rank >= 1,
+     * any strides -> out contiguous of x's other dims, x's dtype. correction: var and std. */
+    wk_status (*stats)(wk_stats_op op, const wk_tensor *x, double correction, wk_tensor *out);
+    /* Cumulative op along dim of x (rank >= 1, any strides) into out, contiguous of x's shape: i64 for integer x
+     * (sum, prod), else x's dtype (logsumexp: float only). */
+    wk_status (*scan)(wk_scan_op op, const wk_tensor *x, int dim, wk_tensor *out);
     /* Stable sort along the last dim; values (x's dtype) and/or indices (i64) may be NULL, not both. */
     wk_status (*sort)(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices);
 

@@ -224,6 +224,11 @@ static wk_status run_softmax(const bench_case *c, const bench_inputs *in, wk_ten
     (void)c;
     return wk_softmax_last_dim(in->t[0], out);
 }
+/* cumsum along dim param[0] */
+static wk_status run_cumsum(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    return wk_cumsum(in->t[0], c->param[0], out);
+}
 static wk_status run_layer_norm(const bench_case *c, const bench_inputs *in, wk_tensor **out)
 {
     (void)c;
@@ -409,6 +414,8 @@ static const bench_case cases[] = {
         run_reduce),
     MAT("softmax", "f32 last dim", WK_F32, 8192, 4096, 1024, 1024, 32768, 4096, false, 0, 0, NULL, run_softmax),
     MAT_GPU("softmax", "f32 last dim", WK_F32, 512, 8192, 16384, 8192, 0, 0, NULL, run_softmax),
+    MAT_GPU("cumsum", "f32 last dim", WK_F32, 512, 16384, 8192, 16384, 1, 0, NULL, run_cumsum),
+    MAT_GPU("cumsum", "f32 dim 0", WK_F32, 512, 16384, 8192, 16384, 0, 0, NULL, run_cumsum),
     MAT_GPU("softmax", "bf16 last dim", WK_BF16, 1024, 4096, 32768, 4096, 0, 0, NULL, run_softmax),
     MAT("layer_norm", "f32 w b", WK_F32, 8192, 4096, 1024, 1024, 32768, 4096, false, 2, 0, setup_norm_weights,
         run_layer_norm),

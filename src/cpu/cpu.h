@@ -48,6 +48,27 @@ static inline int64_t wk_cpu_load_index(wk_dtype dt, const void *base, int64_t i
     }
 }
 
+/* Element i of a float view's data (f16, bf16, f32, f64) as a double, and a double stored into dtype dt
+ * (rounded through f32 for f16/bf16). */
+static inline double wk_cpu_ld_float(wk_dtype dt, const void *base, int64_t i)
+{
+    switch (dt) {
+    case WK_F16: return wk_f16_bits_to_f32(((const wk_f16_t *)base)[i]);
+    case WK_BF16: return wk_bf16_bits_to_f32(((const wk_bf16_t *)base)[i]);
+    case WK_F32: return ((const float *)base)[i];
+    default: return ((const double *)base)[i];
+    }
+}
+static inline void wk_cpu_st_float(wk_dtype dt, void *base, int64_t i, double v)
+{
+    switch (dt) {
+    case WK_F16: ((wk_f16_t *)base)[i] = wk_f32_to_f16_bits((float)v); break;
+    case WK_BF16: ((wk_bf16_t *)base)[i] = wk_f32_to_bf16_bits((float)v); break;
+    case WK_F32: ((float *)base)[i] = (float)v; break;
+    default: ((double *)base)[i] = v; break;
+    }
+}
+
 /* device and memory: backend.c */
 wk_status wk_cpu_probe(wk_backend_info *info);
 wk_status wk_cpu_device(int ordinal, wk_device **out);
@@ -89,6 +110,15 @@ wk_status wk_cpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out)
 wk_status wk_cpu_softmax(const wk_tensor *x, wk_softmax_kind kind, wk_tensor *out);
 wk_status wk_cpu_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor *out);
 wk_status wk_cpu_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps, wk_tensor *out);
+/* norm_channel.c: batch_norm and group_norm over (N, C, S) */
+wk_status wk_cpu_batch_norm(const wk_tensor *x, const wk_tensor *mean, const wk_tensor *var, const wk_tensor *w,
+                            const wk_tensor *b, double eps, wk_tensor *out);
+wk_status wk_cpu_group_norm(const wk_tensor *x, int64_t groups, const wk_tensor *w, const wk_tensor *b, double eps,
+                            wk_tensor *out);
+/* stats.c: var, std, logsumexp, norms over the last dim */
+wk_status wk_cpu_stats(wk_stats_op op, const wk_tensor *x, double correction, wk_tensor *out);
+/* scan.c: cumsum, cumprod, logcumsumexp */
+wk_status wk_cpu_scan(wk_scan_op op, const wk_tensor *x, int dim, wk_tensor *out);
 /* sort.c */
 wk_status wk_cpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices);
 

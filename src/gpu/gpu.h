@@ -179,6 +179,13 @@ wk_status wk_gpu_softmax(const wk_tensor *x, wk_softmax_kind kind, wk_tensor *ou
 wk_status wk_gpu_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor *out);
 wk_status wk_gpu_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
                             wk_tensor *out);
+wk_status wk_gpu_batch_norm(const wk_tensor *x, const wk_tensor *mean, const wk_tensor *var, const wk_tensor *w,
+                            const wk_tensor *b, double eps, wk_tensor *out);
+wk_status wk_gpu_group_norm(const wk_tensor *x, int64_t groups, const wk_tensor *w, const wk_tensor *b, double eps,
+                            wk_tensor *out);
+/* stats.c, scan.c */
+wk_status wk_gpu_stats(wk_stats_op op, const wk_tensor *x, double correction, wk_tensor *out);
+wk_status wk_gpu_scan(wk_scan_op op, const wk_tensor *x, int dim, wk_tensor *out);
 wk_status wk_gpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices);
 wk_status wk_gpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out);
 wk_status wk_gpu_conv(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,

@@ -96,3 +96,37 @@ wk_status wk_gpu_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_ten
 {
     return norm_run(NM_LAYER, x, w, b, eps, 0, out);
 }
+
+static wk_gpu_norm_chan_args chan_args(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
+                                       wk_tensor *out)
+{
+    return (wk_gpu_norm_chan_args){
+        .x = wk_tensor_data(x), .sn = x->strides[0], .sc = x->strides[1], .ss = x->strides[2],
+        .w = w ? wk_tensor_data(w) : NULL, .pw = w ? w->strides[0] : 0, .b = b ? wk_tensor_data(b) : NULL,
+        .pb = b ? b->strides[0] : 0, .N = x->shape[0], .C = x->shape[1], .S = x->shape[2], .G = 1, .eps = eps,
+        .out = wk_tensor_data(out)};
+}
+
+wk_status wk_gpu_batch_norm(const wk_tensor *x, const wk_tensor *mean, const wk_tensor *var, const wk_tensor *w,
+                            const wk_tensor *b, double eps, wk_tensor *out)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(out);
+    wk_gpu_norm_chan_args q = chan_args(x, w, b, eps, out);
+    q.mean = wk_tensor_data(mean);
+    q.pm = mean->strides[0];
+    q.var = wk_tensor_data(var);
+    q.pv = var->strides[0];
+    wk_gpu_dim grid = {wk_gpu_blocks(d, q.N * q.C * q.S, 256), 1, 1}, block = {256, 1, 1};
+    return WK_GPU_LAUNCH(d, norm_batch, x->dtype, 0, 0, grid, block, 0, q);
+}
+
+wk_status wk_gpu_group_norm(const wk_tensor *x, int64_t groups, const wk_tensor *w, const wk_tensor *b, double eps,
+                            wk_tensor *out)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(out);
+    wk_gpu_norm_chan_args q = chan_args(x, w, b, eps, out);
+    q.G = groups;
+    wk_gpu_dim grid = {wk_gpu_blocks(d, q.N * groups * NM_CHAN_BLOCK, NM_CHAN_BLOCK), 1, 1};
+    wk_gpu_dim block = {NM_CHAN_BLOCK, 1, 1};
+    return WK_GPU_LAUNCH(d, norm_group, x->dtype, 0, wk_gpu_width_slot(d), grid, block, 0, q);
+}

@@ -1,5 +1,6 @@
 /* common.c: argument checks, dim normalisation and broadcasting shared by every op family. */
 #include "ops/common.h"
+#include "core/numerics.h"
 
 #include <stdio.h>
 
@@ -213,4 +214,47 @@ wk_status wk_check_no_alias(const char *op, const char *target_name, const wk_te
     if (tl < xh && xl < th)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: %s shares memory with %s", op, name, target_name);
     return WK_OK;
+}
+
+/* The merged dim's (size, stride) when dims [d0, d0 + k) of t line up; false when they do not. */
+static bool merged_dim(const wk_tensor *t, int d0, int k, int64_t *size, int64_t *stride)
+{
+    int64_t sh[WK_MAX_RANK], st[WK_MAX_RANK], n = 1;
+    for (int i = 0; i < k; i++) {
+        sh[i] = t->shape[d0 + i];
+        st[i] = t->strides[d0 + i];
+        n *= sh[i];
+    }
+    *size = n;
+    *stride = 1;
+    if (n == 0)
+        return true;
+    int r = wk_merge_dims(k, sh, st);
+    if (r > 1)
+        return false;
+    if (r == 1)
+        *stride = st[0];
+    return true;
+}
+
+wk_status wk_merge_view(const char *op, const wk_tensor *t, int d0, int k, wk_tensor **out)
+{
+    int64_t size, stride, sh[WK_MAX_RANK], st[WK_MAX_RANK];
+    wk_tensor *c = NULL;
+    const wk_tensor *src = t;
+    if (!merged_dim(t, d0, k, &size, &stride)) {
+        WK_TRY(wk_copy_contiguous(op, t, &c));
+        src = c;
+        merged_dim(src, d0, k, &size, &stride);
+    }
+    int r = 0;
+    for (int d = 0; d < src->rank; d++) {
+        if (d > d0 && d < d0 + k)
+            continue;
+        sh[r] = d == d0 ? size : src->shape[d];
+        st[r++] = d == d0 ? stride : src->strides[d];
+    }
+    wk_status s = wk_tensor_view(src, r, sh, st, src->offset, out);
+    wk_tensor_release(c);
+    return s;
 }

@@ -58,6 +58,9 @@ wk_status wk_quant_to_device(const char *op, const wk_tensor *t, wk_device *dev,
 wk_status wk_quant_to_host(const wk_tensor *t, void *dst, size_t dst_bytes);
 /* wk_index_select of a block-quantized x: dim 0 only, rows dequantized to f32. */
 wk_status wk_quant_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out);
+/* A view of t (rank >= d0 + k, k >= 1) with dims [d0, d0 + k) merged into one (rank - k + 1 dims): over t's own
+ * storage when their strides line up (size-1 dims ignored), else over a contiguous copy of t. */
+wk_status wk_merge_view(const char *op, const wk_tensor *t, int d0, int k, wk_tensor **out);
 
 /* dim in [-rank, rank) -> [0, rank). */
 wk_status wk_norm_dim(const char *op, int dim, int rank, int *out);

@@ -124,6 +124,10 @@ static void add_case(wkt_list *l, int kind, wk_dtype dt, wkt_layout layout, int 
     add_case_with(l, kind, dt, layout, rank, shape, wlayout, blayout, INPUT_RANDOM, 0, 0, -1, false);
 }
 
+/* norm_channel.c: batch_norm, group_norm, layer_norm_dims */
+void norm_channel_cases(wkt_list *l);
+void norm_channel_errors(wkt_errctx *e);
+
 static void cases(wkt_list *l)
 {
     static const wk_dtype floats[] = {WK_F16, WK_BF16, WK_F32, WK_F64};
@@ -173,6 +177,7 @@ static void cases(wkt_list *l)
     add_case_with(l, RMS_NORM, WK_BF16, WKT_CONTIG, 2, wide, WKT_CONTIG, -1, INPUT_RANDOM, -1e-30, 1e-30, 0, true);
     add_case_with(l, LAYER_NORM, WK_F16, WKT_TRANSPOSED, 2, wide, WKT_CONTIG, -1, INPUT_RANDOM, 1000, 1010, -1,
                   false);
+    norm_channel_cases(l);
 }
 
 /* ---------------------------------------------------------------- error paths */
@@ -231,6 +236,7 @@ done:
     wk_tensor_release(w_short);
     wk_tensor_release(w_f64);
     wk_tensor_release(w_2d);
+    norm_channel_errors(e);
 }
 
 const wkt_family wkt_family_norm = {.name = "norm", .cases = cases, .errors = errors};

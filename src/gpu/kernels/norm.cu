@@ -425,4 +425,58 @@ template <class R, class T, int LW> __device__ __forceinline__ void norm_layer_r
     nm_entry<NM_LAYER, R, T, LW>(p);
 }
 
+/* ---------------------------------------------------------------- channels: x as (N, C, S)
+ * y = (x - center) * scale [* w[c]] [+ b[c]] in the compute type. */
+template <class T>
+__device__ __forceinline__ void nm_chan_put(const wk_gpu_norm_chan_args &p, int64_t i, int64_t c,
+                                            typename nm_c<T>::type center, typename nm_c<T>::type scale)
+{
+    typedef typename nm_c<T>::type C;
+    int64_t s = i % p.S, n = i / (p.S * p.C);
+    C y = ((C)wk_ld_ro((const T *)p.x + n * p.sn + c * p.sc + s * p.ss) - center) * scale;
+    if (p.w)
+        y *= (C)wk_ld_ro((const T *)p.w + c * p.pw);
+    if (p.b)
+        y += (C)wk_ld_ro((const T *)p.b + c * p.pb);
+    wk_st((T *)p.out + i, y);
+}
+
+/* batch_norm: a thread an element of out. */
+template <class T, class TB, int LW> __device__ __forceinline__ void norm_batch_run(const wk_gpu_norm_chan_args &p)
+{
+    typedef typename nm_c<T>::type C;
+    WK_GRID_LOOP(i, p.N * p.C * p.S)
+    {
+        int64_t c = i / p.S % p.C;
+        C var = wk_ld_ro((const T *)p.var + c * p.pv);
+        nm_chan_put<T>(p, i, c, wk_ld_ro((const T *)p.mean + c * p.pm), (C)(1.0 / sqrt((double)var + p.eps)));
+    }
+}
+
+/* group_norm: a block a (sample, group); sums in f64, two passes (the mean, then the squared deviations). */
+template <class T, class TB, int LW> __device__ __forceinline__ void norm_group_run(const wk_gpu_norm_chan_args &p)
+{
+    typedef typename nm_c<T>::type C;
+    int64_t cpg = p.C / p.G, m = cpg * p.S;
+    int G = blockDim.x;
+    for (int64_t k = blockIdx.x; k < p.N * p.G; k += gridDim.x) {
+        int64_t n = k / p.G, c0 = k % p.G * cpg;
+        const T *x = (const T *)p.x + n * p.sn;
+#define NM_GX(j) (double)wk_ld_ro(x + (c0 + (j) / p.S) * p.sc + (j) % p.S * p.ss)
+        double sum = 0, sq = 0;
+        for (int64_t j = threadIdx.x; j < m; j += G)
+            sum += NM_GX(j);
+        double mean = wk_group_reduce<LW>(sum, wk_op_sum(), G) / (double)m;
+        for (int64_t j = threadIdx.x; j < m; j += G) {
+            double d = NM_GX(j) - mean;
+            sq += d * d;
+        }
+        sq = wk_group_reduce<LW>(sq, wk_op_sum(), G);
+#undef NM_GX
+        C scale = (C)(1.0 / sqrt(sq / (double)m + p.eps));
+        for (int64_t j = threadIdx.x; j < m; j += G)
+            nm_chan_put<T>(p, (n * p.C + c0) * p.S + j, c0 + j / p.S, (C)mean, scale);
+    }
+}
+
 WK_NORM_KERNELS(WK_DEFINE_KERNELS)

@@ -1,5 +1,5 @@
 /* norm.h: the norm family's interface (kernels/norm.cu, gpu/norm.c): softmax / log_softmax, rms_norm and
- * layer_norm over the last dim, one kernel set per kind, built per row shape, float dtype and warp width. */
+ * layer_norm over the last dim (and batch_norm, group_norm over channels), one kernel set per kind, built per row shape, float dtype and warp width. */
 #ifndef WK_GPU_KERNELS_NORM_H
 #define WK_GPU_KERNELS_NORM_H
 
@@ -34,6 +34,18 @@ typedef struct wk_gpu_norm_args {
     int32_t flags;      /* NM_* */
 } wk_gpu_norm_args;
 
+/* batch_norm and group_norm over x as (N, C, S), any strides; out contiguous (N, C, S). */
+#define NM_CHAN_BLOCK 256
+typedef struct wk_gpu_norm_chan_args {
+    const void *x;
+    int64_t sn, sc, ss;              /* x's strides */
+    const void *mean, *var, *w, *b;  /* 1-D of C, x's dtype; mean, var: batch_norm; w, b may be NULL */
+    int64_t pm, pv, pw, pb;          /* their strides */
+    int64_t N, C, S, G;              /* G: group_norm's groups */
+    double eps;
+    void *out;
+} wk_gpu_norm_chan_args;
+
 /* The row shape (axis A; the items are norm.cu's shape types): slot NM_ROWS_V + log2(NV) holds a row in
  * registers as NV 16-byte vectors a lane (_v1 _v2 _v4), slot NM_ROWS_S + log2(NV) the same by elements, for
  * strided or unaligned rows (_s1 _s2 _s4), slot NM_ROWS_LONG a block a row, read once per pass (_long). */
@@ -48,6 +60,8 @@ enum { NM_ROWS_V = 0, NM_ROWS_S = 3, NM_ROWS_LONG = 6 };
 #define WK_NORM_KERNELS(X)                                                                                        \
     X(norm, norm_softmax, wk_gpu_norm_args, NM_ROWS, DT_FLOAT, WIDTHS, __launch_bounds__(NM_BLOCK))              \
     X(norm, norm_rms, wk_gpu_norm_args, NM_ROWS, DT_FLOAT, WIDTHS, __launch_bounds__(NM_BLOCK))                  \
-    X(norm, norm_layer, wk_gpu_norm_args, NM_ROWS, DT_FLOAT, WIDTHS, __launch_bounds__(NM_BLOCK))
+    X(norm, norm_layer, wk_gpu_norm_args, NM_ROWS, DT_FLOAT, WIDTHS, __launch_bounds__(NM_BLOCK))               \
+    X(norm, norm_batch, wk_gpu_norm_chan_args, DT_FLOAT, NONE, ONE, )                                             \
+    X(norm, norm_group, wk_gpu_norm_chan_args, DT_FLOAT, NONE, WIDTHS, __launch_bounds__(NM_CHAN_BLOCK))
 
 #endif
