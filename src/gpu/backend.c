@@ -98,7 +98,9 @@ static wk_status gpu_device(wk_gpu_vendor *v, int ordinal, wk_device **out)
     .leaky_relu = wk_gpu_leaky_relu, .glu = wk_gpu_glu, .tri = wk_gpu_tri, .masked_fill = wk_gpu_masked_fill,    \
     .clamp = wk_gpu_clamp, .binary = wk_gpu_binary, .compare = wk_gpu_compare, .where = wk_gpu_where,           \
     .reduce = wk_gpu_reduce, .arg_reduce = wk_gpu_arg_reduce, .softmax = wk_gpu_softmax,                         \
-    .rms_norm = wk_gpu_rms_norm, .layer_norm = wk_gpu_layer_norm, .sort = wk_gpu_sort, .matmul = wk_gpu_matmul, \
+    .rms_norm = wk_gpu_rms_norm, .layer_norm = wk_gpu_layer_norm, .sort = wk_gpu_sort, .topk = wk_gpu_topk,       \
+    .sample_penalize = wk_gpu_sample_penalize, .sample_pick = wk_gpu_sample_pick,                                \
+    .multinomial = wk_gpu_multinomial, .matmul = wk_gpu_matmul,                                                  \
     .conv = wk_gpu_conv, .pool2d = wk_gpu_pool2d, .upsample_nearest = wk_gpu_upsample_nearest,                   \
     .upsample_bilinear2d = wk_gpu_upsample_bilinear2d, .index_select = wk_gpu_index_select,                      \
     .gather = wk_gpu_gather, .scatter = wk_gpu_scatter, .index_add = wk_gpu_index_add,                          \
