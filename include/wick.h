@@ -364,7 +364,7 @@ wk_status wk_sort(const wk_tensor *x, bool descending, wk_tensor **values, wk_te
  * i64 indices of x's shape with size k along dim (contiguous). The order is the stable sort's: among equal
  * values the lower index comes first, and NaN is larger than every number (so largest puts NaNs first, lower
  * index first). sorted = false is accepted and gives the same (sorted) result. k in 0..size of dim, else
- * WK_ERR_INVALID_ARGUMENT; a rank-0 x is one element. Float and integer dtypes. */
+ * WK_ERR_INVALID_ARGUMENT (a dim out of range: WK_ERR_SHAPE); a rank-0 x is one element. Every dtype. */
 wk_status wk_topk(const wk_tensor *x, int64_t k, int dim, bool largest, bool sorted, wk_tensor **values,
                   wk_tensor **indices);
 /* The k-th smallest element (k from 1) along dim and its i64 index: element k-1 of the stable ascending sort
@@ -396,7 +396,8 @@ wk_status wk_median(const wk_tensor *x, int dim, bool keepdim, wk_tensor **value
  * is raised, since seeing it would cost a synchronization. +inf logits share all the mass; -inf weigh 0.
  * Errors (WK_ERR_INVALID_ARGUMENT, nothing written): temperature < 0 or NaN, top_k < 0, top_p outside (0, 1],
  * min_p outside [0, 1], repetition_penalty <= 0 or not finite, presence_penalty not finite, count not 1 or B,
- * logits not (B, V) float with V >= 1, prev_ids not (B, P) i64/i32 on logits' device. B = 0 gives an empty ids. */
+ * logits not (B, V) with V >= 1, prev_ids not i64/i32 (B, P) on logits' device (WK_ERR_DTYPE for integer logits,
+ * WK_ERR_SHAPE for prev_ids' rows). B = 0 gives an empty ids. */
 typedef struct wk_sample_params {
     int64_t count;                   /* 1 or B: how many values each non-NULL array below holds */
     const float *temperature;        /* >= 0 (0: greedy); NULL: 1 */

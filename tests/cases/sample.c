@@ -384,7 +384,7 @@ static void errors(wkt_errctx *e)
     WKT_EXPECT(e, wk_sample(NULL, &p, NULL, &o), WK_ERR_INVALID_ARGUMENT, "sample");
     WKT_EXPECT(e, wk_sample(x, NULL, NULL, &o), WK_ERR_INVALID_ARGUMENT, "sample");
     WKT_EXPECT(e, wk_sample(x, &p, NULL, NULL), WK_ERR_INVALID_ARGUMENT, "sample");
-    WKT_EXPECT(e, wk_sample(xi, &p, NULL, &o), WK_ERR_INVALID_ARGUMENT, "sample");
+    WKT_EXPECT(e, wk_sample(xi, &p, NULL, &o), WK_ERR_DTYPE, "sample");
     WKT_EXPECT(e, wk_sample(e0, &p, NULL, &o), WK_ERR_INVALID_ARGUMENT, "sample");
     p.count = 2;
     WKT_EXPECT(e, wk_sample(x, &p, NULL, &o), WK_ERR_INVALID_ARGUMENT, "sample");
@@ -402,7 +402,7 @@ static void errors(wkt_errctx *e)
     WKT_EXPECT(e, wk_sample(x, &p, p3, &o), WK_ERR_SHAPE, "sample");            /* 2 rows, logits 3 */
     WKT_EXPECT(e, wk_multinomial(NULL, 1, true, 0, &o), WK_ERR_INVALID_ARGUMENT, "multinomial");
     WKT_EXPECT(e, wk_multinomial(x, 1, true, 0, NULL), WK_ERR_INVALID_ARGUMENT, "multinomial");
-    WKT_EXPECT(e, wk_multinomial(xi, 1, true, 0, &o), WK_ERR_INVALID_ARGUMENT, "multinomial");
+    WKT_EXPECT(e, wk_multinomial(xi, 1, true, 0, &o), WK_ERR_DTYPE, "multinomial");
     WKT_EXPECT(e, wk_multinomial(x, -1, true, 0, &o), WK_ERR_INVALID_ARGUMENT, "multinomial");
     WKT_EXPECT(e, wk_multinomial(x, 5, false, 0, &o), WK_ERR_INVALID_ARGUMENT, "multinomial");
     WKT_EXPECT(e, wk_multinomial(e0, 1, true, 0, &o), WK_ERR_INVALID_ARGUMENT, "multinomial");

@@ -192,15 +192,15 @@ void sort_topk_errors(wkt_errctx *e)
     WKT_EXPECT(e, wk_topk(NULL, 1, -1, true, true, &v, &i), WK_ERR_INVALID_ARGUMENT, "topk");
     WKT_EXPECT(e, wk_topk(x, 5, -1, true, true, &v, &i), WK_ERR_INVALID_ARGUMENT, "topk");
     WKT_EXPECT(e, wk_topk(x, -1, -1, true, true, &v, &i), WK_ERR_INVALID_ARGUMENT, "topk");
-    WKT_EXPECT(e, wk_topk(x, 1, 2, true, true, &v, &i), WK_ERR_INVALID_ARGUMENT, "topk");
+    WKT_EXPECT(e, wk_topk(x, 1, 2, true, true, &v, &i), WK_ERR_SHAPE, "topk");
     WKT_EXPECT(e, wk_topk(x, 1, 0, true, true, NULL, &i), WK_ERR_INVALID_ARGUMENT, "topk");
     WKT_EXPECT(e, wk_topk(x, 1, 0, true, true, &v, NULL), WK_ERR_INVALID_ARGUMENT, "topk");
     WKT_EXPECT(e, wk_kthvalue(x, 0, 1, false, &v, &i), WK_ERR_INVALID_ARGUMENT, "kthvalue");
     WKT_EXPECT(e, wk_kthvalue(x, 5, 1, false, &v, &i), WK_ERR_INVALID_ARGUMENT, "kthvalue");
-    WKT_EXPECT(e, wk_kthvalue(x, 1, -3, false, &v, &i), WK_ERR_INVALID_ARGUMENT, "kthvalue");
+    WKT_EXPECT(e, wk_kthvalue(x, 1, -3, false, &v, &i), WK_ERR_SHAPE, "kthvalue");
     WKT_EXPECT(e, wk_kthvalue(NULL, 1, 0, false, &v, &i), WK_ERR_INVALID_ARGUMENT, "kthvalue");
     WKT_EXPECT(e, wk_median(ex, 1, false, &v, &i), WK_ERR_INVALID_ARGUMENT, "median");
-    WKT_EXPECT(e, wk_median(x, 3, false, &v, &i), WK_ERR_INVALID_ARGUMENT, "median");
+    WKT_EXPECT(e, wk_median(x, 3, false, &v, &i), WK_ERR_SHAPE, "median");
     WKT_EXPECT(e, wk_median(x, 0, false, NULL, &i), WK_ERR_INVALID_ARGUMENT, "median");
     expect_untouched(e, v, before, "topk/kthvalue/median values");
     expect_untouched(e, i, before, "topk/kthvalue/median indices");
