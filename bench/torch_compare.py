@@ -52,6 +52,14 @@ class PoolParams(ctypes.Structure):
                 ("ceil_mode", ctypes.c_bool), ("count_include_pad", ctypes.c_bool)]
 
 
+class SampleParams(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_int64), ("temperature", ctypes.POINTER(ctypes.c_float)),
+                ("top_k", ctypes.POINTER(ctypes.c_int64)), ("top_p", ctypes.POINTER(ctypes.c_float)),
+                ("min_p", ctypes.POINTER(ctypes.c_float)), ("repetition_penalty", ctypes.POINTER(ctypes.c_float)),
+                ("presence_penalty", ctypes.POINTER(ctypes.c_float)), ("seed", ctypes.POINTER(ctypes.c_uint64)),
+                ("offset", ctypes.c_uint64)]
+
+
 class ConvParams(ctypes.Structure):
     _fields_ = [("stride", ctypes.c_int64 * 2), ("padding", ctypes.c_int64 * 2), ("dilation", ctypes.c_int64 * 2),
                 ("output_padding", ctypes.c_int64 * 2), ("groups", ctypes.c_int64)]
@@ -89,6 +97,8 @@ class Wick:
             "wk_layer_norm": [vp, vp, vp, dbl, pvp],
             "wk_rms_norm": [vp, vp, dbl, pvp],
             "wk_argsort": [vp, ctypes.c_bool, pvp],
+            "wk_topk": [vp, ctypes.c_int64, i32, ctypes.c_bool, ctypes.c_bool, pvp, pvp],
+            "wk_sample": [vp, ctypes.POINTER(SampleParams), vp, pvp],
             "wk_index_select": [vp, i32, vp, pvp],
             "wk_gather": [vp, i32, vp, pvp],
             "wk_scatter_add": [vp, i32, vp, vp, pvp],
@@ -353,6 +363,14 @@ def cases(dev, quick):
     yield Case("argsort f32 last dim", dims(argsort_rows, 4096), L, None, lambda: [rand((argsort_rows, 4096))],
                stable_argsort, lambda w, x: w.call(w.lib.wk_argsort, x, False))
 
+    # Generation over Llama 3's vocabulary: topk of the logits, and sampling (ids differ from PyTorch's by design:
+    # another random stream; only the shapes are compared)
+    lrows, vocab = (8, 16384) if quick else (32, 128256)
+    yield Case("topk f32 k=50 logits", dims(lrows, vocab), L, None, lambda: [rand((lrows, vocab))],
+               lambda x: torch.topk(x, 50, dim=-1)[0], lambda w, x: wick_topk(w, x, 50))
+    yield Case("sample f32 k50 p0.9 t0.8", dims(lrows, vocab), L, math.inf, lambda: [rand((lrows, vocab))],
+               torch_sample, wick_sample)
+
     # Matmul and ResNet-50's convolutions (true f32 in both for f32).
     for size, dt in ((mm32, f32), (mm16, bf16)):
         yield Case("matmul %s" % ("f32" if dt == f32 else "bf16"), "%d^3" % size, MATMUL, 1e-4 if dt == f32 else 2e-2,
@@ -371,6 +389,32 @@ def cases(dev, quick):
                                                            rand((o, c, k, k), d, -0.1, 0.1), rand((o,), d, -0.1, 0.1)],
                        lambda x, wt, b, s=s, p=p: F.conv2d(x, wt, b, s, p),
                        lambda w, x, wt, b, pp=params: w.call(w.lib.wk_conv2d, x, wt, b, ctypes.byref(pp)))
+
+
+def wick_topk(w, x, k):
+    values, indices = ctypes.c_void_p(), ctypes.c_void_p()
+    w.check(w.lib.wk_topk(x, k, -1, True, True, ctypes.byref(values), ctypes.byref(indices)), "wk_topk")
+    w.release(indices)
+    return values
+
+
+SAMPLE_T, SAMPLE_K, SAMPLE_P, SAMPLE_SEED = ctypes.c_float(0.8), ctypes.c_int64(50), ctypes.c_float(0.9), \
+    ctypes.c_uint64(42)
+
+
+def wick_sample(w, x):
+    p = SampleParams(count=1, temperature=ctypes.pointer(SAMPLE_T), top_k=ctypes.pointer(SAMPLE_K),
+                     top_p=ctypes.pointer(SAMPLE_P), seed=ctypes.pointer(SAMPLE_SEED))
+    return w.call(w.lib.wk_sample, x, ctypes.byref(p), None)
+
+
+def torch_sample(x):
+    """Temperature, top-k 50, softmax, sort (topk's order), cumsum, top-p 0.9, one multinomial draw a row."""
+    v, i = torch.topk(x / 0.8, 50, dim=-1)
+    p = torch.softmax(v, dim=-1)
+    c = torch.cumsum(p, dim=-1)
+    p = p.masked_fill(c - p > 0.9, 0.0)
+    return i.gather(-1, torch.multinomial(p, 1)).squeeze(-1)
 
 
 def stable_argsort(x):

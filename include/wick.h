@@ -406,6 +406,64 @@ wk_status wk_group_norm(const wk_tensor *x, int64_t groups, const wk_tensor *w, 
  * not NULL) indices. NaN sorts as larger than every number (PyTorch). */
 wk_status wk_argsort(const wk_tensor *x, bool descending, wk_tensor **out);
 wk_status wk_sort(const wk_tensor *x, bool descending, wk_tensor **values, wk_tensor **indices);
+/* The k largest (largest = true) or smallest elements along dim, as PyTorch's topk: values (x's dtype) and
+ * i64 indices of x's shape with size k along dim (contiguous). The order is the stable sort's: among equal
+ * values the lower index comes first, and NaN is larger than every number (so largest puts NaNs first, lower
+ * index first). sorted = false is accepted and gives the same (sorted) result. k in 0..size of dim, else
+ * WK_ERR_INVALID_ARGUMENT (a dim out of range: WK_ERR_SHAPE); a rank-0 x is one element. Every dtype. */
+wk_status wk_topk(const wk_tensor *x, int64_t k, int dim, bool largest, bool sorted, wk_tensor **values,
+                  wk_tensor **indices);
+/* The k-th smallest element (k from 1) along dim and its i64 index: element k-1 of the stable ascending sort
+ * (NaN largest; among equal values the lower index first). keepdim keeps dim with size 1. k outside 1..size
+ * (and an empty dim) is WK_ERR_INVALID_ARGUMENT. */
+wk_status wk_kthvalue(const wk_tensor *x, int64_t k, int dim, bool keepdim, wk_tensor **values,
+                      wk_tensor **indices);
+/* PyTorch's lower median along dim: kthvalue with k = (size + 1) / 2, except that a row holding a NaN gives
+ * NaN and the index of its first NaN (torch.median). An empty dim is WK_ERR_INVALID_ARGUMENT. */
+wk_status wk_median(const wk_tensor *x, int dim, bool keepdim, wk_tensor **values, wk_tensor **indices);
+
+/* Sampling for generation: one token id per row of logits (B, V) (f32, f16 or bf16), on logits' device.
+ * Each array holds `count` values: 1 (one value for every row) or B (one per row); a NULL array is its default.
+ * Per row, in this order:
+ *  1. penalties over the distinct ids of prev_ids' row (ids outside [0, V) are ignored): a logit l of such an
+ *     id becomes l / repetition_penalty when l > 0, else l * repetition_penalty (CTRL, as transformers), then
+ *     l - presence_penalty. They apply in greedy mode too.
+ *  2. temperature 0: greedy, the id of the largest (penalised) logit, the lowest such id on ties. Else:
+ *  3. the candidates: the top_k largest penalised logits (top_k 0 or >= V: all V), ordered as wk_topk orders
+ *     them (descending, lower id first among equal logits); z = logit / temperature in f32.
+ *  4. weights w = exp(z - z_max) in f64 by core/numerics.h's wk_exp_det (the candidates' softmax, unnormalised);
+ *     cumulative sums C_j over the candidates in that order, blocked as numerics.h's WK_CDF_BLOCK says.
+ *  5. top-p: keep the first m candidates, m the smallest with C_{m-1} >= top_p * C_{last} (at least one);
+ *     min-p: keep only candidates before the first whose w < min_p (w of the first is 1: prob / max prob).
+ *  6. one draw u in [0, 1) from Philox4x32-10 with key seed on the counter (offset, row) (numerics.h's
+ *     wk_sample_uniform); the id is that of the first kept candidate j with C_j > u * C_{kept-1}.
+ * So the same inputs and seed pick the same id on every backend, bit for bit (the rule tests check it).
+ * NaN: a row whose largest penalised logit is NaN (NaN counts as the largest, as in wk_topk) gets id -1; no error
+ * is raised, since seeing it would cost a synchronization. +inf logits share all the mass; -inf weigh 0.
+ * Errors (WK_ERR_INVALID_ARGUMENT, nothing written): temperature < 0 or NaN, top_k < 0, top_p outside (0, 1],
+ * min_p outside [0, 1], repetition_penalty <= 0 or not finite, presence_penalty not finite, count not 1 or B,
+ * logits not (B, V) with V >= 1, prev_ids not i64/i32 (B, P) on logits' device (WK_ERR_DTYPE for integer logits,
+ * WK_ERR_SHAPE for prev_ids' rows). B = 0 gives an empty ids. */
+typedef struct wk_sample_params {
+    int64_t count;                   /* 1 or B: how many values each non-NULL array below holds */
+    const float *temperature;        /* >= 0 (0: greedy); NULL: 1 */
+    const int64_t *top_k;            /* >= 0 (0: off); NULL: off */
+    const float *top_p;              /* in (0, 1]; NULL: 1 */
+    const float *min_p;              /* in [0, 1]; NULL: 0 */
+    const float *repetition_penalty; /* > 0; NULL: 1 */
+    const float *presence_penalty;   /* finite; NULL: 0 */
+    const uint64_t *seed;            /* Philox keys; NULL: 0 */
+    uint64_t offset;                 /* the step: pass 0, 1, 2, ... on successive calls to draw new numbers */
+} wk_sample_params;
+wk_status wk_sample(const wk_tensor *logits, const wk_sample_params *p, const wk_tensor *prev_ids, wk_tensor **ids);
+/* torch.multinomial on probability rows probs (B, V) or (V) (f32, f64, f16, bf16): num_samples i64 ids a row
+ * ((B, n) or (n)). Weights need not sum to 1. Draw j of row r is u = wk_sample_uniform(seed, j, r); the id is the
+ * first i whose blocked cumulative sum (f64, numerics.h's WK_CDF_BLOCK) exceeds u times the row's total, over the
+ * ids not drawn yet when replacement is false. Errors: num_samples < 0, or > V without replacement. Rows with a
+ * negative, NaN or infinite weight or no positive weight (PyTorch's errors) give -1 for every draw that cannot be
+ * made, as would draws without replacement beyond the positive weights; seeing it would need a synchronization. */
+wk_status wk_multinomial(const wk_tensor *probs, int64_t num_samples, bool replacement, uint64_t seed,
+                         wk_tensor **out);
 
 /* ---------------------------------------------------------------- statistics
  * Over the ndims dims listed (distinct, may be negative; ndims == 0: every dim), as wk_reduce; keepdim keeps

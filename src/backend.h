@@ -22,6 +22,14 @@
 /* The slots' parameters that choose a variant. */
 typedef enum wk_softmax_kind { WK_SOFTMAX = 0, WK_LOG_SOFTMAX = 1 } wk_softmax_kind;
 typedef enum wk_sort_order { WK_SORT_ASCENDING = 0, WK_SORT_DESCENDING = 1 } wk_sort_order;
+/* The topk slot's selections (the stable sort's order, NaN largest): the k smallest or largest in order; the k-th
+ * smallest alone; the median: the k-th smallest unless the row holds a NaN, then its first NaN. */
+typedef enum wk_topk_mode { WK_TOPK_SMALLEST, WK_TOPK_LARGEST, WK_TOPK_KTH, WK_TOPK_MEDIAN } wk_topk_mode;
+/* topk's SMALLEST/LARGEST take k up to this; ops/ sorts whole rows for more. */
+#define WK_TOPK_SLOT_MAX_K 256
+/* The sampling slots' per-row parameters: a (B, WK_SAMPLE_NPARAM) f64 tensor, these columns. */
+enum { WK_SP_TEMP, WK_SP_TOPK, WK_SP_TOPP, WK_SP_MINP, WK_SP_REP, WK_SP_PRES, WK_SP_SEED_LO, WK_SP_SEED_HI,
+       WK_SAMPLE_NPARAM };
 typedef enum wk_scatter_mode { WK_SCATTER_SET = 0, WK_SCATTER_ADD = 1 } wk_scatter_mode;
 /* Whose tensor an in-place slot writes: the caller's (left unchanged on failure where the backend can), or the
  * op's own fresh output. */
@@ -232,6 +240,17 @@ struct wk_backend {
     wk_status (*scan)(wk_scan_op op, const wk_tensor *x, int dim, wk_tensor *out);
     /* Stable sort along the last dim; values (x's dtype) and/or indices (i64) may be NULL, not both. */
     wk_status (*sort)(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices);
+    /* Selection along x's last dim (size n >= 1): values (x's dtype) and indices (i64), contiguous (rows, kout):
+     * kout = k (1 <= k <= min(n, WK_TOPK_SLOT_MAX_K)) for SMALLEST/LARGEST, 1 for KTH/MEDIAN (1 <= k <= n). */
+    wk_status (*topk)(const wk_tensor *x, int64_t k, wk_topk_mode mode, wk_tensor *values, wk_tensor *indices);
+    /* Sampling (wick.h's wk_sample): params (B, WK_SAMPLE_NPARAM) f64 contiguous. sample_penalize: z (B, V) f32
+     * contiguous, in place, prev (B, P) i64/i32 contiguous (P >= 1). sample_pick: cand (B, K) f32 contiguous, the
+     * candidates sorted as wk_topk's largest, cand_ids (B, K) i64; ids (B) i64. */
+    wk_status (*sample_penalize)(wk_tensor *z, const wk_tensor *prev, const wk_tensor *params);
+    wk_status (*sample_pick)(const wk_tensor *cand, const wk_tensor *cand_ids, const wk_tensor *params,
+                             uint64_t offset, wk_tensor *ids);
+    /* probs (B, V) f32/f64 contiguous, V >= 1; out (B, n) i64, n >= 1 (n <= V without replacement). */
+    wk_status (*multinomial)(const wk_tensor *probs, int64_t n, bool replacement, uint64_t seed, wk_tensor *out);
 
     /* ---- linear algebra */
     /* a (..., m, k), b (..., k, n), out (..., m, n): same rank, batch dims already broadcast (stride 0).

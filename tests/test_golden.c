@@ -426,9 +426,20 @@ static wk_status run_order(run_ctx *c, verdict *v)
         return wk_sort(x, desc, &c->out[0], &c->out[1]);
     }
     int dim = (int)iparam(g, "dim", 0, v);
+    if (!strcmp(g->op, "topk")) {
+        int64_t k = iparam(g, "k", 0, v);
+        bool largest = iparam(g, "largest", 0, v) != 0;
+        return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_topk(x, k, dim, largest, true, &c->out[0], &c->out[1]);
+    }
     bool keep = iparam(g, "keepdim", 0, v) != 0;
+    if (!strcmp(g->op, "kthvalue")) {
+        int64_t k = iparam(g, "k", 0, v);
+        return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_kthvalue(x, k, dim, keep, &c->out[0], &c->out[1]);
+    }
     if (v->failed)
         return WK_ERR_INVALID_ARGUMENT;
+    if (!strcmp(g->op, "median"))
+        return wk_median(x, dim, keep, &c->out[0], &c->out[1]);
     return (!strcmp(g->op, "argmax") ? wk_argmax : wk_argmin)(x, dim, keep, &c->out[0]);
 }
 
@@ -558,6 +569,8 @@ static const op_entry OPS[] = {
     {"index_add", run_index, false, 1e-6},
     {"sort", run_order, true, 0},                {"argsort", run_order, true, 0},
     {"argmax", run_order, true, 0},              {"argmin", run_order, true, 0},
+    {"topk", run_order, true, 0},                {"kthvalue", run_order, true, 0},
+    {"median", run_order, true, 0},
     {"round", run_pointwise, true, 0},           {"cast", run_pointwise, true, 0},
     {"softmax", run_pointwise, false, 1e-6},     {"log_softmax", run_pointwise, false, 1e-6},
     {"pad", run_reorder, true, 0},               {"flip", run_reorder, true, 0},

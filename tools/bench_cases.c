@@ -1,4 +1,4 @@
-/* bench_cases.c: the cases `wick bench` times (element-wise, masks, glu, casts, copies, reductions, norms, sort,
+/* bench_cases.c: the cases `wick bench` times (element-wise, masks, glu, casts, copies, reductions, norms, sort, topk, sample,
  * indexing, padding and reordering, pooling, resampling, conv2d, matmul, the host cost of a tiny op), each at a CPU,
  * GPU and --quick size. */
 #include <stdio.h>
@@ -244,6 +244,23 @@ static wk_status run_argsort(const bench_case *c, const bench_inputs *in, wk_ten
     (void)c;
     return wk_argsort(in->t[0], false, out);
 }
+static wk_status run_topk(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    wk_tensor *ix = NULL;
+    wk_status s = wk_topk(in->t[0], c->param[0], -1, true, true, out, &ix);
+    wk_tensor_release(ix);
+    return s;
+}
+/* Generation's sampling: temperature 0.8, top_k 50, top_p 0.9, a seed a row. */
+static wk_status run_sample(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    float t = 0.8f, tp = 0.9f;
+    int64_t k = 50;
+    uint64_t seed = 42;
+    wk_sample_params p = {.count = 1, .temperature = &t, .top_k = &k, .top_p = &tp, .seed = &seed};
+    return wk_sample(in->t[0], &p, NULL, out);
+}
 static wk_status run_index_select(const bench_case *c, const bench_inputs *in, wk_tensor **out)
 {
     return wk_index_select(in->t[0], c->param[0], in->t[1], out);
@@ -425,6 +442,9 @@ static const bench_case cases[] = {
     MAT("rms_norm", "f32 w", WK_F32, 8192, 4096, 1024, 1024, 32768, 4096, false, 1, 0, setup_norm_weights,
         run_rms_norm),
     MAT("argsort", "f32 last dim", WK_F32, 2048, 4096, 256, 1024, 16384, 4096, false, 0, 0, NULL, run_argsort),
+    MAT("topk", "f32 k=50 logits", WK_F32, 32, 128256, 4, 16384, 32, 128256, false, 50, 0, NULL, run_topk),
+    MAT("sample", "f32 logits k50 p0.9 t0.8", WK_F32, 32, 128256, 4, 16384, 32, 128256, false, 0, 0, NULL,
+        run_sample),
     MAT("index_select", "f32 dim 0 i64", WK_F32, 32768, 1024, 4096, 256, 131072, 1024, false, 0, 0,
         setup_indices, run_index_select),
     MAT("gather", "f32 dim 1 i64", WK_F32, 4096, 4096, 512, 512, 8192, 8192, false, 1, 0, setup_indices,

@@ -1,7 +1,7 @@
 /* numerics.h: the bit-exact arithmetic every backend must agree on, written once and compiled for the host (core/,
  * the CPU backend, the test reference) and for the GPU kernels (kernels/common.cuh includes it): f16/bf16
- * rounding, the round-to-odd steps of exact casts, Philox4x32-10, the merging of strided dims, and the reorder family's
- * index maps (pad, flip, roll, repeat). */
+ * rounding, the round-to-odd steps of exact casts, Philox4x32-10, sampling's exp and draws, the merging of
+ * strided dims, and the reorder family's index maps (pad, flip, roll, repeat). */
 #ifndef WK_CORE_NUMERICS_H
 #define WK_CORE_NUMERICS_H
 
@@ -148,9 +148,10 @@ WK_HD double wk_i64_to_f64_odd(int64_t v)
 #define WK_PHILOX_W0 0x9E3779B9u
 #define WK_PHILOX_W1 0xBB67AE85u
 
-WK_HD void wk_philox4x32_10(uint64_t block, uint64_t seed, uint32_t w[4])
+/* The full counter (c0, c1, c2, c3); wk_philox4x32_10 is the block form (block, 0). */
+WK_HD void wk_philox4x32_10_ctr(uint64_t lo, uint64_t hi, uint64_t seed, uint32_t w[4])
 {
-    uint32_t c0 = (uint32_t)block, c1 = (uint32_t)(block >> 32), c2 = 0, c3 = 0;
+    uint32_t c0 = (uint32_t)lo, c1 = (uint32_t)(lo >> 32), c2 = (uint32_t)hi, c3 = (uint32_t)(hi >> 32);
     uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
     for (int r = 0; r < 10; r++) {
         if (r > 0) {
@@ -170,9 +171,56 @@ WK_HD void wk_philox4x32_10(uint64_t block, uint64_t seed, uint32_t w[4])
     w[3] = c3;
 }
 
+WK_HD void wk_philox4x32_10(uint64_t block, uint64_t seed, uint32_t w[4]) { wk_philox4x32_10_ctr(block, 0, seed, w); }
+
 /* 24-bit uniform of a word in [0, 1); 53-bit uniform of a pair of words in [0, 1). */
 WK_HD float wk_philox_u24(uint32_t w) { return (float)(w >> 8) * 0x1p-24f; }
 WK_HD double wk_philox_u53(uint32_t a, uint32_t b) { return (double)((((uint64_t)a << 32) | b) >> 11) * 0x1p-53; }
+
+/* ---------------------------------------------------------------- sampling (ops/sample.c, wick.h's rules)
+ * The draw of row r at step `step` for a key `seed`: Philox on the counter (step, r), words 0 and 1 as a 53-bit
+ * uniform in [0, 1). multinomial's draw j of row r: counter (j, r). */
+WK_HD double wk_sample_uniform(uint64_t seed, uint64_t step, uint64_t row)
+{
+    uint32_t w[4];
+    wk_philox4x32_10_ctr(step, row, seed, w);
+    return wk_philox_u53(w[0], w[1]);
+}
+
+/* exp(d) for d <= 0 in f64, the same bits on every backend: d = n ln2 + r with |r| <= ln2/2 (ln2 in two parts),
+ * a degree-13 Taylor polynomial of r by Horner, times 2^n. Every multiply-add is an explicit fma (correctly
+ * rounded everywhere), so no compiler's contraction can change a bit. exp(0) is exactly 1, below -745 it is 0. */
+WK_HD double wk_exp_det(double d)
+{
+    if (!(d > -745.0))
+        return d != d ? d : 0.0;
+    if (d >= 0.0)
+        return 1.0;
+    double n = nearbyint(d * 1.4426950408889634);
+    double r = fma(-n, 6.93147180369123816490e-01, d);
+    r = fma(-n, 1.90821492927058770002e-10, r);
+    double p = fma(1.0 / 6227020800.0, r, 1.0 / 479001600.0);
+    p = fma(fma(fma(p, r, 1.0 / 39916800.0), r, 1.0 / 3628800.0), r, 1.0 / 362880.0);
+    p = fma(fma(fma(p, r, 1.0 / 40320.0), r, 1.0 / 5040.0), r, 1.0 / 720.0);
+    p = fma(fma(fma(p, r, 1.0 / 120.0), r, 1.0 / 24.0), r, 1.0 / 6.0);
+    p = fma(fma(fma(p, r, 0.5), r, 1.0), r, 1.0);
+    return ldexp(p, (int)n);
+}
+
+/* The unnormalised weight of a sampling candidate: z = v / t in f32, then exp((double)z - (double)zmax), with
+ * z == zmax weighing exactly 1 (so +inf logits weigh 1 and the rest 0). NaN gives NaN. */
+WK_HD double wk_sample_weight(float v, float vmax, float t)
+{
+    float z = v / t, zmax = vmax / t;
+    if (z == zmax)
+        return 1.0;
+    return wk_exp_det((double)z - (double)zmax);
+}
+
+/* Cumulative sums over weights are taken in blocks of WK_CDF_BLOCK consecutive entries: the running sum at
+ * entry j is (the totals of the blocks before j's, added left to right from 0) + (the entries of j's block up
+ * to j, added left to right from 0), all in f64. A GPU thread per block reproduces it bit for bit. */
+#define WK_CDF_BLOCK 256
 
 /* ---------------------------------------------------------------- strided dims */
 /* Drops size-1 dims and merges each dim into the one before it where the two are contiguous with each other

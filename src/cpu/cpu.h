@@ -121,6 +121,11 @@ wk_status wk_cpu_stats(wk_stats_op op, const wk_tensor *x, double correction, wk
 wk_status wk_cpu_scan(wk_scan_op op, const wk_tensor *x, int dim, wk_tensor *out);
 /* sort.c */
 wk_status wk_cpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices);
+wk_status wk_cpu_topk(const wk_tensor *x, int64_t k, wk_topk_mode mode, wk_tensor *values, wk_tensor *indices);
+wk_status wk_cpu_sample_penalize(wk_tensor *z, const wk_tensor *prev, const wk_tensor *params);
+wk_status wk_cpu_sample_pick(const wk_tensor *cand, const wk_tensor *cand_ids, const wk_tensor *params, uint64_t offset,
+                             wk_tensor *ids);
+wk_status wk_cpu_multinomial(const wk_tensor *probs, int64_t n, bool replacement, uint64_t seed, wk_tensor *out);
 
 /* matmul.c */
 wk_status wk_cpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out);

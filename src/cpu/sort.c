@@ -1,5 +1,7 @@
 /* sort.c: the CPU's stable sort slot along the last dim: a merge sort of (key, index) pairs per row,
- * ascending or descending (both stable), NaN after every number. Rows are split across threads. */
+ * ascending or descending (both stable), NaN after every number; the topk slot on the same order. Rows are split
+ * across threads. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,8 @@ typedef struct sort_ctx {
     size_t scratch_bytes; /* per task */
     char *scratch;
     bool descending;
+    int64_t k;         /* topk: the selection's k */
+    wk_topk_mode mode; /* topk */
 } sort_ctx;
 
 /* BEFORE(a, b): a must come out ahead of b. Equal keys never do, which is what keeps both directions
@@ -97,9 +101,63 @@ typedef struct sort_ctx {
     }
 WK_CPU_DTYPES(DEF_SORT_ROW)
 
+/* topk's rows (backend.h's slot): the k first of the stable order kept in a sorted buffer, insertion by
+ * insertion, for small k; the whole row merge-sorted otherwise (and for the k-th element). MEDIAN takes the
+ * first NaN when there is one (k != k only for NaN; never for integers). */
+#define TOPK_INSERT_MAX 64
+#define DEF_TOPK_ROW(E, sfx, T, C)                                                                      \
+    static void topk_row_##sfx(const sort_ctx *c, const char *xrow, int64_t row, void *scratch)         \
+    {                                                                                                   \
+        int64_t n = c->n, kk = c->k, *ix = scratch, *tix = ix + n, *rix, cnt = 0, at = kk - 1;         \
+        C *k = (C *)(tix + n), *tk = k + n, *rk;                                                        \
+        const T *x = (const T *)xrow;                                                                   \
+        bool largest = c->mode == WK_TOPK_LARGEST, few = kk <= TOPK_INSERT_MAX && c->mode <= WK_TOPK_LARGEST; \
+        for (int64_t i = 0; i < n; i++) {                                                               \
+            C key = wk_ld_##sfx(x + i * c->s);                                                          \
+            if (c->mode == WK_TOPK_MEDIAN && isnan((double)key)) {                                            \
+                wk_st_##sfx((T *)c->values + row, key);                                                 \
+                c->indices[row] = i;                                                                    \
+                return;                                                                                 \
+            }                                                                                           \
+            if (!few) {                                                                                 \
+                k[i] = key;                                                                             \
+                ix[i] = i;                                                                              \
+                continue;                                                                               \
+            }                                                                                           \
+            if (cnt == kk && !(largest ? DESC_BEFORE(key, k[kk - 1]) : ASC_BEFORE(key, k[kk - 1])))     \
+                continue;                                                                               \
+            int64_t j = cnt < kk ? cnt++ : kk - 1;                                                      \
+            for (; j > 0 && (largest ? DESC_BEFORE(key, k[j - 1]) : ASC_BEFORE(key, k[j - 1])); j--) {  \
+                k[j] = k[j - 1];                                                                        \
+                ix[j] = ix[j - 1];                                                                      \
+            }                                                                                           \
+            k[j] = key;                                                                                 \
+            ix[j] = i;                                                                                  \
+        }                                                                                               \
+        rk = k;                                                                                         \
+        rix = ix;                                                                                       \
+        if (!few && largest)                                                                            \
+            msort_desc_##sfx(k, ix, tk, tix, n, &rk, &rix);                                             \
+        else if (!few)                                                                                  \
+            msort_asc_##sfx(k, ix, tk, tix, n, &rk, &rix);                                              \
+        if (c->mode >= WK_TOPK_KTH) {                                                                   \
+            wk_st_##sfx((T *)c->values + row, rk[at]);                                                  \
+            c->indices[row] = rix[at];                                                                  \
+            return;                                                                                     \
+        }                                                                                               \
+        for (int64_t i = 0; i < kk; i++) {                                                              \
+            wk_st_##sfx((T *)c->values + row * kk + i, rk[i]);                                          \
+            c->indices[row * kk + i] = rix[i];                                                          \
+        }                                                                                               \
+    }
+WK_CPU_DTYPES(DEF_TOPK_ROW)
+
 #define SORT_ENTRY(E, sfx, T, C) [E] = sort_row_##sfx,
 static void (*const sort_rows[WK_DTYPE_COUNT])(const sort_ctx *, const char *, int64_t, void *) = {
     WK_CPU_DTYPES(SORT_ENTRY)};
+#define TOPK_ENTRY(E, sfx, T, C) [E] = topk_row_##sfx,
+static void (*const topk_rows[WK_DTYPE_COUNT])(const sort_ctx *, const char *, int64_t, void *) = {
+    WK_CPU_DTYPES(TOPK_ENTRY)};
 
 /* Task t sorts its share of the rows with its own scratch. */
 static void sort_body(void *ctx, int64_t begin, int64_t end)
@@ -115,30 +173,49 @@ static void sort_body(void *ctx, int64_t begin, int64_t end)
     }
 }
 
-wk_status wk_cpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices)
+/* Splits c's rows over tasks, each with its own scratch, and runs them. */
+static wk_status run_rows(sort_ctx *c, const char *op)
+{
+    int64_t by_work = c->rows * c->n / WK_CPU_GRAIN + 1;
+    c->tasks = wk_cpu_threads();
+    if (c->tasks > by_work)
+        c->tasks = by_work;
+    if (c->tasks > c->rows)
+        c->tasks = c->rows;
+    /* two index arrays and two key arrays (keys at most 8 bytes, placed after the indices to stay aligned) */
+    c->scratch_bytes = (size_t)c->n * 2 * (sizeof(int64_t) + sizeof(double));
+    c->scratch = malloc(c->scratch_bytes * (size_t)c->tasks);
+    if (!c->scratch)
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of scratch", op,
+                        c->scratch_bytes * (size_t)c->tasks);
+    wk_cpu_parallel_for(c->tasks, 1, sort_body, c);
+    free(c->scratch);
+    return WK_OK;
+}
+
+static void init_ctx(sort_ctx *c, const wk_tensor *x, wk_tensor *values, wk_tensor *indices)
 {
     int last = x->rank - 1;
-    sort_ctx c = {.row = sort_rows[x->dtype], .x = wk_tensor_data(x), .descending = order == WK_SORT_DESCENDING};
-    c.values = values ? wk_tensor_data(values) : NULL;
-    c.indices = indices ? wk_tensor_data(indices) : NULL;
-    c.es = (int64_t)wk_dtype_size(x->dtype);
-    c.n = x->shape[last];
-    c.s = x->strides[last];
-    c.rows = wk_numel(last, x->shape);
-    wk_rows_init(&c.outer, x, last);
-    int64_t by_work = c.rows * c.n / WK_CPU_GRAIN + 1;
-    c.tasks = wk_cpu_threads();
-    if (c.tasks > by_work)
-        c.tasks = by_work;
-    if (c.tasks > c.rows)
-        c.tasks = c.rows;
-    /* two index arrays and two key arrays (keys at most 8 bytes, placed after the indices to stay aligned) */
-    c.scratch_bytes = (size_t)c.n * 2 * (sizeof(int64_t) + sizeof(double));
-    c.scratch = malloc(c.scratch_bytes * (size_t)c.tasks);
-    if (!c.scratch)
-        return wk_error(WK_ERR_OUT_OF_MEMORY, "sort: cannot allocate %zu bytes of scratch",
-                        c.scratch_bytes * (size_t)c.tasks);
-    wk_cpu_parallel_for(c.tasks, 1, sort_body, &c);
-    free(c.scratch);
-    return WK_OK;
+    c->x = wk_tensor_data(x);
+    c->values = values ? wk_tensor_data(values) : NULL;
+    c->indices = indices ? wk_tensor_data(indices) : NULL;
+    c->es = (int64_t)wk_dtype_size(x->dtype);
+    c->n = x->shape[last];
+    c->s = x->strides[last];
+    c->rows = wk_numel(last, x->shape);
+    wk_rows_init(&c->outer, x, last);
+}
+
+wk_status wk_cpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices)
+{
+    sort_ctx c = {.row = sort_rows[x->dtype], .descending = order == WK_SORT_DESCENDING};
+    init_ctx(&c, x, values, indices);
+    return run_rows(&c, "sort");
+}
+
+wk_status wk_cpu_topk(const wk_tensor *x, int64_t k, wk_topk_mode mode, wk_tensor *values, wk_tensor *indices)
+{
+    sort_ctx c = {.row = topk_rows[x->dtype], .k = k, .mode = mode};
+    init_ctx(&c, x, values, indices);
+    return run_rows(&c, mode <= WK_TOPK_LARGEST ? "topk" : mode == WK_TOPK_KTH ? "kthvalue" : "median");
 }

@@ -100,7 +100,8 @@ static wk_status gpu_device(wk_gpu_vendor *v, int ordinal, wk_device **out)
     .reduce = wk_gpu_reduce, .arg_reduce = wk_gpu_arg_reduce, .softmax = wk_gpu_softmax,                         \
     .rms_norm = wk_gpu_rms_norm, .layer_norm = wk_gpu_layer_norm, .batch_norm = wk_gpu_batch_norm,             \
     .group_norm = wk_gpu_group_norm, .stats = wk_gpu_stats, .scan = wk_gpu_scan, .sort = wk_gpu_sort,            \
-    .matmul = wk_gpu_matmul,                                                                                     \
+    .topk = wk_gpu_topk, .sample_penalize = wk_gpu_sample_penalize, .sample_pick = wk_gpu_sample_pick,           \
+    .multinomial = wk_gpu_multinomial, .matmul = wk_gpu_matmul,                                                  \
     .conv = wk_gpu_conv, .pool2d = wk_gpu_pool2d, .upsample_nearest = wk_gpu_upsample_nearest,                   \
     .upsample_bilinear2d = wk_gpu_upsample_bilinear2d, .index_select = wk_gpu_index_select,                      \
     .gather = wk_gpu_gather, .scatter = wk_gpu_scatter, .index_add = wk_gpu_index_add,                          \

@@ -187,6 +187,11 @@ wk_status wk_gpu_group_norm(const wk_tensor *x, int64_t groups, const wk_tensor 
 wk_status wk_gpu_stats(wk_stats_op op, const wk_tensor *x, double correction, wk_tensor *out);
 wk_status wk_gpu_scan(wk_scan_op op, const wk_tensor *x, int dim, wk_tensor *out);
 wk_status wk_gpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices);
+wk_status wk_gpu_topk(const wk_tensor *x, int64_t k, wk_topk_mode mode, wk_tensor *values, wk_tensor *indices);
+wk_status wk_gpu_sample_penalize(wk_tensor *z, const wk_tensor *prev, const wk_tensor *params);
+wk_status wk_gpu_sample_pick(const wk_tensor *cand, const wk_tensor *cand_ids, const wk_tensor *params,
+                             uint64_t offset, wk_tensor *ids);
+wk_status wk_gpu_multinomial(const wk_tensor *probs, int64_t n, bool replacement, uint64_t seed, wk_tensor *out);
 wk_status wk_gpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out);
 wk_status wk_gpu_conv(const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias, const wk_conv_params *p,
                       wk_conv_dims dims, wk_conv_dir dir, wk_tensor *out);

@@ -83,3 +83,44 @@ wk_status wk_gpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values
         wk_gpu_free(d, b);
     return st;
 }
+
+_Static_assert(TOPK_MAX_K == WK_TOPK_SLOT_MAX_K && TOPK_MODE_LARGEST == WK_TOPK_LARGEST &&
+                   TOPK_MODE_MEDIAN == WK_TOPK_MEDIAN,
+               "kernels/sort.h's topk constants");
+
+/* topk (backend.h): kthvalue and median a block per row; topk a block per chunk of TOPK_CHUNK, then, for rows of
+ * several chunks, a block per row over the chunks' candidates (in scratch). */
+wk_status wk_gpu_topk(const wk_tensor *x, int64_t k, wk_topk_mode mode, wk_tensor *values, wk_tensor *indices)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(values);
+    const int last = x->rank - 1;
+    int64_t n = x->shape[last], rows = wk_numel(last, x->shape);
+    wk_gpu_topk_args q = {
+        .x = wk_tensor_data(x), .lr = wk_gpu_layout_make(last, x->shape, x->strides), .s = x->strides[last],
+        .rows = rows, .n = n, .k = k, .nchunks = (n + TOPK_CHUNK - 1) / TOPK_CHUNK, .mode = (int32_t)mode,
+        .stage = TOPK_STAGE_CHUNK, .values = wk_tensor_data(values), .indices = wk_tensor_data(indices),
+    };
+    wk_gpu_dim block = {TOPK_THREADS, 1, 1};
+    int64_t cap = (int64_t)1 << 20; /* blocks loop over what a grid this size leaves */
+    if (mode >= WK_TOPK_KTH) {
+        wk_gpu_dim grid = {(unsigned)(rows < cap ? rows : cap), 1, 1};
+        return WK_GPU_LAUNCH(d, topk_kth, x->dtype, 0, 0, grid, block, 0, q);
+    }
+    int64_t chunk_blocks = rows * q.nchunks;
+    wk_gpu_dim grid = {(unsigned)(chunk_blocks < cap ? chunk_blocks : cap), 1, 1};
+    int64_t chunk = n < TOPK_CHUNK ? n : TOPK_CHUNK;
+    unsigned smem = (unsigned)(chunk * (x->dtype == WK_I64 || x->dtype == WK_F64 ? 8 : 4));
+    if (q.nchunks == 1)
+        return WK_GPU_LAUNCH(d, topk_select, x->dtype, 0, 0, grid, block, smem, q);
+    wk_status st = wk_gpu_malloc(d, (size_t)(chunk_blocks * k * SORT_P64_BYTES), &q.cand);
+    if (st == WK_OK)
+        st = WK_GPU_LAUNCH(d, topk_select, x->dtype, 0, 0, grid, block, smem, q);
+    if (st == WK_OK) {
+        q.stage = TOPK_STAGE_MERGE;
+        grid.x = (unsigned)(rows < cap ? rows : cap);
+        st = WK_GPU_LAUNCH(d, topk_select, x->dtype, 0, 0, grid, block, 0, q);
+    }
+    if (q.cand)
+        wk_gpu_free(d, q.cand);
+    return st;
+}

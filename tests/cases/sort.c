@@ -8,6 +8,9 @@
 #include "harness.h"
 #include "special_inputs.h"
 
+void sort_topk_cases(wkt_list *l); /* sort_topk.c */
+void sort_topk_errors(wkt_errctx *e);
+
 /* iparam: [0] kind, [1] descending, [2] input_kind. */
 enum { P_KIND, P_DESC, P_INPUT };
 enum { ARGSORT, SORT, SORT_VALUES }; /* SORT_VALUES: wk_sort without the indices */
@@ -132,6 +135,7 @@ static void cases(wkt_list *l)
     add_case(l, SORT, WK_I32, WKT_TRANSPOSED, 2, rows, true, INPUT_TIES);
     add_case(l, SORT, WK_F64, WKT_CONTIG, 1, long_row, false, INPUT_RANDOM);
     add_case(l, ARGSORT, WK_BF16, WKT_OFFSET, 1, long_row, true, INPUT_NAN);
+    sort_topk_cases(l);
 }
 
 /* ---------------------------------------------------------------- error paths */
@@ -155,6 +159,7 @@ static void errors(wkt_errctx *e)
     WKT_EXPECT(e, wk_sort(x, false, NULL, &i), WK_ERR_INVALID_ARGUMENT, "sort");
     expect_untouched(e, i, before, "sort(values NULL) indices");
     wk_tensor_release(x);
+    sort_topk_errors(e);
 }
 
 const wkt_family wkt_family_sort = {.name = "sort", .cases = cases, .errors = errors};

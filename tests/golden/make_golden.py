@@ -728,9 +728,44 @@ def mask_family(o):
                  outs=[("out", dt, x.masked_fill(mask.bool(), value))])
 
 
+def topk_family(o):
+    """topk, kthvalue and median on distinct values (PyTorch leaves the order of ties unspecified); topk largest
+    with one NaN a row (NaN is the largest)."""
+    for dt in ("f32", "f64", "f16", "bf16", "i32", "i64"):
+        for shape, dim in (((4, 37), 1), ((6, 5, 3), 0), ((2, 600), -1)):
+            if shape[-1] == 600 and dt not in ("f32", "i64"):
+                continue
+            n = shape[dim]
+            base = "%s.%s_dim%d" % (dt, "x".join(map(str, shape)), dim)
+            g = gen("topk." + base)
+            # distinct values, exact in every dtype listed (f16/bf16 only on the small shapes: |v| <= 93)
+            xt = torch.randperm(math.prod(shape), generator=g).reshape(shape) - math.prod(shape) // 2
+            xt = xt.to(torch.float64) if dt in FLOATS else xt
+            for k, largest in ((1, 1), (min(5, n), 0), (min(50, n), 1)):
+                v, i = torch.topk(xt, k, dim=dim, largest=bool(largest), sorted=True)
+                o.record("topk.%s_k%d_%s" % (base, k, "largest" if largest else "smallest"), "topk",
+                         ints=[("k", [k]), ("dim", [dim]), ("largest", [largest])], ins=[("x", dt, xt)],
+                         outs=[("values", dt, v), ("indices", "i64", i)])
+            for keep in (0, 1):
+                k = (n + 2) // 3
+                v, i = torch.kthvalue(xt, k, dim=dim, keepdim=bool(keep))
+                o.record("kthvalue.%s_k%d_keep%d" % (base, k, keep), "kthvalue",
+                         ints=[("k", [k]), ("dim", [dim]), ("keepdim", [keep])], ins=[("x", dt, xt)],
+                         outs=[("values", dt, v), ("indices", "i64", i)])
+                v, i = torch.median(xt, dim=dim, keepdim=bool(keep))
+                o.record("median.%s_keep%d" % (base, keep), "median", ints=[("dim", [dim]), ("keepdim", [keep])],
+                         ins=[("x", dt, xt)], outs=[("values", dt, v), ("indices", "i64", i)])
+    x = torch.randperm(40, generator=gen("topk.nan")).reshape(4, 10).to(torch.float64)
+    x[torch.arange(4), torch.tensor([3, 0, 9, 5])] = math.nan
+    v, i = torch.topk(x, 3, dim=1, largest=True, sorted=True)
+    o.record("topk.f32.nan_largest", "topk", ints=[("k", [3]), ("dim", [1]), ("largest", [1])],
+             ins=[("x", "f32", x)], outs=[("values", "f32", v), ("indices", "i64", i)])
+
+
 FAMILIES = [("conv", conv_family), ("pool", pool_family), ("upsample", upsample_family), ("index", index_family),
             ("sort", sort_family), ("round", round_family), ("cast", cast_family), ("softmax", softmax_family),
-            ("reorder", reorder_family), ("activation", activation_family), ("mask", mask_family)]
+            ("reorder", reorder_family), ("activation", activation_family), ("mask", mask_family),
+            ("topk", topk_family)]
 
 
 def main():

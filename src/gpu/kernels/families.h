@@ -19,6 +19,7 @@
 #include "reduce.h"
 #include "reorder.h"
 #include "rope.h"
+#include "sample.h"
 #include "scan.h"
 #include "sort.h"
 #include "stats.h"
@@ -29,7 +30,8 @@
     WK_ATTENTION_KERNELS(X) WK_ATTENTION_MMA_KERNELS(X) WK_BINARY_KERNELS(X) WK_CAST_KERNELS(X)                    \
     WK_CONV_KERNELS(X) WK_COPY_KERNELS(X) WK_INDEX_KERNELS(X) WK_MASK_KERNELS(X) WK_NORM_KERNELS(X)                \
     WK_POOL_KERNELS(X) WK_PROBE_KERNELS(X) WK_QUANT_KERNELS(X) WK_RAND_KERNELS(X) WK_REDUCE_KERNELS(X)             \
-    WK_REORDER_KERNELS(X) WK_ROPE_KERNELS(X) WK_SCAN_KERNELS(X) WK_SORT_KERNELS(X) WK_STATS_KERNELS(X)             \
+    WK_REORDER_KERNELS(X) WK_ROPE_KERNELS(X) WK_SAMPLE_KERNELS(X) WK_SCAN_KERNELS(X) WK_SORT_KERNELS(X)           \
+    WK_STATS_KERNELS(X)                                                                                           \
     WK_UNARY_KERNELS(X) WK_UPSAMPLE_KERNELS(X)
 
 #endif

@@ -1,5 +1,6 @@
 /* sort.cu: kernels of the stable sort along the last dim: rows (or chunks of long rows) sorted in shared
- * memory by a bitonic network, merge passes joining the chunks of long rows, and the output pass.
+ * memory by a bitonic network, merge passes joining the chunks of long rows, and the output pass; topk's radix
+ * selections (chunks in shared memory, then their candidates; one element for kthvalue and median).
  * Warp width (wave64, wave32): the network has a barrier after every compare-exchange step, and the merge and
  * output passes take a thread per element with no step between lanes, so nothing here depends on the width. */
 #include "common.cuh"
@@ -183,6 +184,238 @@ __device__ void sort_emit_body(const P *pairs, const T *x, const wk_gpu_layout &
     }
 }
 
+/* ---------------------------------------------------------------- topk: radix selection
+ * The k-th smallest of m unique (key, index) pairs, found a byte at a time: the key's bytes from the top (a
+ * histogram of the pairs whose key matches the bytes found so far, scanned for the bin holding the k-th), then
+ * the index's bytes among the pairs of that key. The k smallest are the pairs with key < K, or key == K and
+ * index <= I. Needs blockDim.x >= 256 (a thread per bin). */
+struct topk_state {
+    unsigned int hist[256], scan[256];
+    unsigned long long prefix, nan_at;
+    long long kk;
+    unsigned int cnt, eq; /* eq: the pairs in the bin found last */
+};
+
+/* After a histogram pass: the bin holding the kk-th, its byte added to prefix, kk made relative to it. */
+__device__ void topk_pick_bin(topk_state &st, int shift)
+{
+    const int t = threadIdx.x;
+    __syncthreads();
+    if (t < 256)
+        st.scan[t] = st.hist[t];
+    __syncthreads();
+    for (int off = 1; off < 256; off <<= 1) {
+        unsigned int v = t < 256 && t >= off ? st.scan[t - off] : 0;
+        __syncthreads();
+        if (t < 256)
+            st.scan[t] += v;
+        __syncthreads();
+    }
+    long long kk = st.kk;
+    __syncthreads();
+    if (t < 256 && (long long)(st.scan[t] - st.hist[t]) < kk && kk <= (long long)st.scan[t]) {
+        st.kk = kk - (long long)(st.scan[t] - st.hist[t]);
+        st.prefix |= (unsigned long long)t << shift;
+        st.eq = st.hist[t];
+    }
+    __syncthreads();
+}
+
+/* get(i, key, idx) for i < m; kbytes, ibytes: the bytes of keys and indices to examine. K, I: the k-th pair;
+ * unless exact, I is ~0 when every pair of key K is among the k (the index passes are skipped). */
+template <class G>
+__device__ void topk_radix(const G &get, int64_t m, int64_t k, int kbytes, int ibytes, bool exact, topk_state &st,
+                           unsigned long long &K, unsigned long long &I)
+{
+    if (threadIdx.x == 0) {
+        st.prefix = 0;
+        st.kk = k;
+    }
+    unsigned long long mask = 0, key_found = 0;
+    for (int pass = 0; pass < kbytes + ibytes; pass++) {
+        bool on_idx = pass >= kbytes;
+        int shift = 8 * (on_idx ? kbytes + ibytes - 1 - pass : kbytes - 1 - pass);
+        if (pass == kbytes) { /* the key is found: now the index among its pairs */
+            key_found = st.prefix;
+            if (!exact && (long long)st.eq == st.kk) {
+                K = key_found;
+                I = ~0ull;
+                __syncthreads();
+                return;
+            }
+            mask = 0;
+            __syncthreads();
+            if (threadIdx.x == 0)
+                st.prefix = 0;
+        }
+        if (threadIdx.x < 256)
+            st.hist[threadIdx.x] = 0;
+        __syncthreads();
+        unsigned long long prefix = st.prefix;
+        for (int64_t i = threadIdx.x; i < m; i += blockDim.x) {
+            unsigned long long key, idx;
+            get(i, key, idx);
+            unsigned long long v = on_idx ? idx : key;
+            if ((on_idx && key != key_found) || (v & mask) != prefix)
+                continue;
+            atomicAdd(&st.hist[(v >> shift) & 255], 1u);
+        }
+        topk_pick_bin(st, shift);
+        mask |= 0xffull << shift;
+    }
+    K = key_found;
+    I = st.prefix;
+    __syncthreads();
+}
+
+/* Bytes needed for values below bound (at least 1). */
+__device__ __forceinline__ int topk_bytes(unsigned long long bound)
+{
+    int b = 1;
+    while (b < 8 && (bound - 1) >> (8 * b))
+        b++;
+    return b;
+}
+
+/* The selected pairs (key < K, or key == K and index <= I) gathered in sel (st.cnt of them, unordered). */
+template <class G>
+__device__ void topk_gather(const G &get, int64_t m, unsigned long long K, unsigned long long I, topk_state &st,
+                            sort_p64 *sel)
+{
+    if (threadIdx.x == 0)
+        st.cnt = 0;
+    __syncthreads();
+    for (int64_t i = threadIdx.x; i < m; i += blockDim.x) {
+        unsigned long long key, idx;
+        get(i, key, idx);
+        if (key < K || (key == K && idx <= I))
+            sel[atomicAdd(&st.cnt, 1u)] = {key, idx};
+    }
+    __syncthreads();
+}
+
+/* sel's k pairs sorted (a bitonic network over the next power of two) and written as row's outputs. */
+template <class T>
+__device__ void topk_emit(sort_p64 *sel, int64_t k, const T *xrow, int64_t s, T *values, int64_t *indices)
+{
+    int size = 1;
+    while (size < k)
+        size <<= 1;
+    for (int q = (int)k + threadIdx.x; q < size; q += blockDim.x)
+        sel[q] = sort_sentinel<sort_p64>();
+    __syncthreads();
+    for (int kk = 2; kk <= size; kk <<= 1)
+        for (int j = kk >> 1; j > 0; j >>= 1) {
+            for (int q = threadIdx.x; q < size / 2; q += blockDim.x) {
+                int i = 2 * q - (q & (j - 1));
+                sort_p64 a = sel[i], b = sel[i + j];
+                bool up = (i & kk) == 0;
+                if (up ? sort_less(b, a) : sort_less(a, b)) {
+                    sel[i] = b;
+                    sel[i + j] = a;
+                }
+            }
+            __syncthreads();
+        }
+    for (int q = threadIdx.x; q < k; q += blockDim.x)
+        sort_put(sel[q], xrow, s, q, values, indices);
+    __syncthreads();
+}
+
+/* chunk stage: block b takes chunk c of row r, its keys in shared memory; merge stage: block b takes row b's
+ * candidates. */
+template <class T> __device__ void topk_select_body(const wk_gpu_topk_args &p)
+{
+    typedef typename sort_kt<T>::type U;
+    extern __shared__ unsigned long long topk_smem[];
+    U *keys = (U *)topk_smem;
+    __shared__ topk_state st;
+    __shared__ sort_p64 sel[TOPK_MAX_K];
+    const int desc = p.mode == TOPK_MODE_LARGEST, kb = (int)sizeof(U);
+    const int64_t blocks = p.stage == TOPK_STAGE_CHUNK ? p.rows * p.nchunks : p.rows;
+    for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
+        int64_t row = p.stage == TOPK_STAGE_CHUNK ? b / p.nchunks : b, c = b - row * p.nchunks;
+        const T *xrow = (const T *)p.x + wk_offset(p.lr, row);
+        T *vrow = (T *)p.values + row * p.k;
+        int64_t *irow = p.indices + row * p.k;
+        unsigned long long K, I;
+        if (p.stage == TOPK_STAGE_CHUNK) {
+            int64_t c0 = c * TOPK_CHUNK, len = p.n - c0 < TOPK_CHUNK ? p.n - c0 : TOPK_CHUNK;
+            int64_t kc = p.k < len ? p.k : len;
+            for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+                keys[i] = (U)sort_key_dir(xrow + (c0 + i) * p.s, desc);
+            __syncthreads();
+            auto get = [&](int64_t i, unsigned long long &key, unsigned long long &idx) {
+                key = keys[i];
+                idx = (unsigned long long)i;
+            };
+            topk_radix(get, len, kc, kb, topk_bytes((unsigned long long)len), false, st, K, I);
+            topk_gather(get, len, K, I, st, sel);
+            for (int q = threadIdx.x; q < kc; q += blockDim.x)
+                sel[q].i += (unsigned long long)c0;
+            __syncthreads();
+            if (p.nchunks == 1) {
+                topk_emit(sel, kc, xrow, p.s, vrow, irow);
+                continue;
+            }
+            sort_p64 *cand = (sort_p64 *)p.cand + (row * p.nchunks + c) * p.k;
+            for (int q = threadIdx.x; q < kc; q += blockDim.x)
+                cand[q] = sel[q];
+            __syncthreads();
+            continue;
+        }
+        const sort_p64 *cand = (const sort_p64 *)p.cand + row * p.nchunks * p.k;
+        int64_t last = p.n - (p.nchunks - 1) * TOPK_CHUNK;
+        int64_t m = (p.nchunks - 1) * p.k + (p.k < last ? p.k : last);
+        auto get = [&](int64_t i, unsigned long long &key, unsigned long long &idx) {
+            sort_p64 q = cand[i];
+            key = q.k;
+            idx = q.i;
+        };
+        topk_radix(get, m, p.k, kb, topk_bytes((unsigned long long)p.n), false, st, K, I);
+        topk_gather(get, m, K, I, st, sel);
+        topk_emit(sel, p.k, xrow, p.s, vrow, irow);
+    }
+}
+
+/* NaN tests of the values (never true for integers). */
+template <class T> __device__ __forceinline__ bool topk_isnan(const T *) { return false; }
+__device__ __forceinline__ bool topk_isnan(const float *p) { return *p != *p; }
+__device__ __forceinline__ bool topk_isnan(const double *p) { return *p != *p; }
+__device__ __forceinline__ bool topk_isnan(const wk_f16 *p) { return wk_ld(p) != wk_ld(p); }
+__device__ __forceinline__ bool topk_isnan(const wk_bf16 *p) { return wk_ld(p) != wk_ld(p); }
+
+/* kthvalue and median: a block per row, read from global memory. */
+template <class T> __device__ void topk_kth_body(const wk_gpu_topk_args &p)
+{
+    typedef typename sort_kt<T>::type U;
+    __shared__ topk_state st;
+    for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x) {
+        const T *xrow = (const T *)p.x + wk_offset(p.lr, row);
+        if (threadIdx.x == 0)
+            st.nan_at = ~0ull;
+        __syncthreads();
+        if (p.mode == TOPK_MODE_MEDIAN)
+            for (int64_t i = threadIdx.x; i < p.n; i += blockDim.x)
+                if (topk_isnan(xrow + i * p.s))
+                    atomicMin(&st.nan_at, (unsigned long long)i);
+        __syncthreads();
+        unsigned long long K = 0, I = st.nan_at;
+        if (I == ~0ull) {
+            auto get = [&](int64_t i, unsigned long long &key, unsigned long long &idx) {
+                key = (U)sort_key_dir(xrow + i * p.s, 0);
+                idx = (unsigned long long)i;
+            };
+            topk_radix(get, p.n, p.k, (int)sizeof(U), topk_bytes((unsigned long long)p.n), true, st, K, I);
+        }
+        if (threadIdx.x == 0) {
+            p.indices[row] = (int64_t)I;
+            ((T *)p.values)[row] = xrow[(int64_t)I * p.s];
+        }
+        __syncthreads();
+    }
+}
+
 /* ---------------------------------------------------------------- entry points
  * TA: the dtype, TB: the pair type (sort.h). 64-bit keys do not fit a p32 pair: those entry points exist (the
  * axes are a product) but are never launched, and do nothing. */
@@ -203,6 +436,15 @@ template <class T, class P, int> __device__ __forceinline__ void sort_emit_run(c
 template <class P, class, int> __device__ __forceinline__ void sort_merge_run(const wk_gpu_sort_args &p)
 {
     sort_merge_body((const P *)p.pairs_in, (P *)p.pairs_out, p.rows, p.n, p.w);
+}
+
+template <class T, class, int> __device__ __forceinline__ void topk_select_run(const wk_gpu_topk_args &p)
+{
+    topk_select_body<T>(p);
+}
+template <class T, class, int> __device__ __forceinline__ void topk_kth_run(const wk_gpu_topk_args &p)
+{
+    topk_kth_body<T>(p);
 }
 
 WK_SORT_KERNELS(WK_DEFINE_KERNELS)
