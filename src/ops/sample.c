@@ -136,8 +136,8 @@ wk_status wk_sample(const wk_tensor *logits, const wk_sample_params *p, const wk
     WK_TRY(wk_check_out("sample", ids));
     WK_TRY(check_sample(logits, p, prev_ids));
     WK_TRY(WK_CHECK_SLOT("sample", logits, sample_pick));
-    int64_t B = logits->shape[0], kmax;
-    bool penal;
+    int64_t B = logits->shape[0], kmax = 1;
+    bool penal = false;
     wk_tensor *out = NULL, *params = NULL, *z = NULL, *cv = NULL, *ci = NULL;
     wk_status s = wk_alloc_output("sample", wk_dev(logits), WK_I64, 1, &B, &out);
     if (s != WK_OK || B == 0)
