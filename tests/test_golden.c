@@ -1,5 +1,6 @@
 /* test_golden.c: checks wick against PyTorch golden files (tests/golden/NAME.txt from make_golden.py) for the
- * semantics PyTorch defines: conv, pooling, upsampling, indexing, sort, round, casts, softmax, activations, masks.
+ * semantics PyTorch defines: conv, pooling, upsampling, indexing, sort, round, casts, softmax, activations, masks,
+ * top-k, statistics (var, std, logsumexp, norm), normalisation layers and cumulative ops.
  *
  * Usage: test_golden DIR. Every DIR/NAME.txt is a sequence of records (whitespace-separated tokens, '#' comments):
  *   golden NAME / op OP / int KEY N v.. / real KEY N v.. / in KEY DTYPE RANK dims.. values.. /
@@ -19,7 +20,7 @@
 
 #include "wick.h"
 
-#define GT_MAX_TENSORS 4
+#define GT_MAX_TENSORS 5
 #define GT_MAX_PARAMS 8
 #define GT_MAX_NUMEL (1 << 22)
 #define GT_PAD 3 /* start offset of strided views */
@@ -549,6 +550,64 @@ static wk_status run_mask(run_ctx *c, verdict *v)
     return (!strcmp(g->op, "tril") ? wk_tril : wk_triu)(x, d, &c->out[0]);
 }
 
+/* var, std (unbiased), logsumexp, norm (p) over 'dims' (or 'all': every dim), keepdim. */
+static wk_status run_stats(run_ctx *c, verdict *v)
+{
+    const golden *g = c->g;
+    wk_tensor *x = input(c, "x", true, v);
+    int dims[4], nd = 0;
+    for (int i = 0; i < g->nparams; i++)
+        if (!strcmp(g->params[i].key, "dims") && !g->params[i].real)
+            for (nd = 0; nd < g->params[i].n; nd++)
+                dims[nd] = (int)g->params[i].i[nd];
+    bool keep = iparam(g, "keepdim", 0, v) != 0;
+    if (v->failed)
+        return WK_ERR_INVALID_ARGUMENT;
+    if (!strcmp(g->op, "logsumexp"))
+        return wk_logsumexp(x, dims, nd, keep, &c->out[0]);
+    if (!strcmp(g->op, "norm")) {
+        const gt_param *p = param(g, "p", 1, true, v);
+        return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_norm(x, p->r[0], dims, nd, keep, &c->out[0]);
+    }
+    bool unbiased = iparam(g, "unbiased", 0, v) != 0;
+    if (v->failed)
+        return WK_ERR_INVALID_ARGUMENT;
+    return (!strcmp(g->op, "var") ? wk_var : wk_std)(x, dims, nd, unbiased, keep, &c->out[0]);
+}
+
+/* layer_norm_dims (k), batch_norm (inputs mean, var), group_norm (groups); eps; optional inputs w and b. */
+static wk_status run_norm_layer(run_ctx *c, verdict *v)
+{
+    const golden *g = c->g;
+    wk_tensor *x = input(c, "x", true, v), *w = input(c, "w", false, v), *b = input(c, "b", false, v);
+    const gt_param *eps = param(g, "eps", 1, true, v);
+    if (v->failed)
+        return WK_ERR_INVALID_ARGUMENT;
+    if (!strcmp(g->op, "batch_norm")) {
+        wk_tensor *mean = input(c, "mean", true, v), *var = input(c, "var", true, v);
+        return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_batch_norm(x, mean, var, w, b, eps->r[0], &c->out[0]);
+    }
+    if (!strcmp(g->op, "group_norm")) {
+        int64_t groups = iparam(g, "groups", 0, v);
+        return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_group_norm(x, groups, w, b, eps->r[0], &c->out[0]);
+    }
+    int k = (int)iparam(g, "k", 0, v);
+    return v->failed ? WK_ERR_INVALID_ARGUMENT : wk_layer_norm_dims(x, k, w, b, eps->r[0], &c->out[0]);
+}
+
+/* cumsum, cumprod, logcumsumexp along dim. */
+static wk_status run_scan(run_ctx *c, verdict *v)
+{
+    const golden *g = c->g;
+    wk_tensor *x = input(c, "x", true, v);
+    int dim = (int)iparam(g, "dim", 0, v);
+    if (v->failed)
+        return WK_ERR_INVALID_ARGUMENT;
+    if (!strcmp(g->op, "cumsum"))
+        return wk_cumsum(x, dim, &c->out[0]);
+    return (!strcmp(g->op, "cumprod") ? wk_cumprod : wk_logcumsumexp)(x, dim, &c->out[0]);
+}
+
 /* exact: the op only moves or converts values, so float outputs must match bit for bit (sign of zero too).
  * f32_tol: the f32 relative L2 tolerance of the others (README.md, "Parity tolerance"). */
 typedef struct op_entry {
@@ -583,6 +642,12 @@ static const op_entry OPS[] = {
     {"geglu_tanh", run_activation, false, 1e-6},
     {"tril", run_mask, true, 0},                 {"triu", run_mask, true, 0},
     {"masked_fill", run_mask, true, 0},
+    {"var", run_stats, false, 1e-6},             {"std", run_stats, false, 1e-6},
+    {"logsumexp", run_stats, false, 1e-6},       {"norm", run_stats, false, 1e-6},
+    {"layer_norm_dims", run_norm_layer, false, 1e-6}, {"batch_norm", run_norm_layer, false, 1e-6},
+    {"group_norm", run_norm_layer, false, 1e-6},
+    {"cumsum", run_scan, false, 1e-6},           {"cumprod", run_scan, false, 1e-6},
+    {"logcumsumexp", run_scan, false, 1e-6},
 };
 
 static double tolerance(const op_entry *op, wk_dtype dt)
