@@ -18,7 +18,7 @@ typedef struct scan_ctx {
 /* PyTorch's log-add-exp step (its _log_add_exp_helper): equal infinities stay as they are, NaN spreads. */
 static double log_add_exp(double x, double y)
 {
-    double lo = y < x ? y : x, hi = x < y ? y : x;
+    double lo = isnan(y) ? y : y < x ? y : x, hi = isnan(y) ? y : x < y ? y : x; /* a NaN y must win either way */
     if (lo != hi || isfinite(lo))
         return hi + log1p(exp(lo - hi));
     return x;
@@ -26,7 +26,7 @@ static double log_add_exp(double x, double y)
 
 static float log_add_expf(float x, float y)
 {
-    float lo = y < x ? y : x, hi = x < y ? y : x;
+    float lo = isnan(y) ? y : y < x ? y : x, hi = isnan(y) ? y : x < y ? y : x;
     if (lo != hi || isfinite(lo))
         return hi + log1pf(expf(lo - hi));
     return x;

@@ -13,10 +13,10 @@
 enum { SC_SUM, SC_PROD, SC_LSE };
 static const char *const sc_names[] = {"cumsum", "cumprod", "logcumsumexp"};
 
-/* PyTorch's log-add-exp step. */
+/* PyTorch's log-add-exp step (its _log_add_exp_helper): a NaN running value y stays NaN. */
 static double ref_lae(double x, double y)
 {
-    double lo = y < x ? y : x, hi = x < y ? y : x;
+    double lo = isnan(y) ? y : y < x ? y : x, hi = isnan(y) ? y : x < y ? y : x;
     return lo != hi || isfinite(lo) ? hi + log1p(exp(lo - hi)) : x;
 }
 

@@ -37,7 +37,8 @@ __device__ __forceinline__ float sc_log1p_exp(float d) { return log1pf(expf(d));
 __device__ __forceinline__ double sc_log1p_exp(double d) { return log1p(exp(d)); }
 template <class A> __device__ __forceinline__ A sc_lae(A x, A y)
 {
-    A lo = y < x ? y : x, hi = x < y ? y : x;
+    bool y_nan = y != y; /* a NaN y must win either way, as in PyTorch's helper */
+    A lo = y_nan ? y : y < x ? y : x, hi = y_nan ? y : x < y ? y : x;
     if (lo != hi || lo - lo == 0) /* lo - lo == 0: lo is finite */
         return hi + sc_log1p_exp(lo - hi);
     return x;
