@@ -258,3 +258,26 @@ wk_status wk_merge_view(const char *op, const wk_tensor *t, int d0, int k, wk_te
     wk_tensor_release(c);
     return s;
 }
+
+wk_status wk_reduce_dims(const char *op, const wk_tensor *x, const int *dims, int ndims, bool *reduced)
+{
+    if (ndims < 0 || ndims > (x->rank > 0 ? x->rank : 1))
+        return wk_error(WK_ERR_SHAPE, "%s: %d dims listed for rank %d", op, ndims, x->rank);
+    if (ndims > 0 && !dims)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: dims is NULL with ndims %d", op, ndims);
+    for (int i = 0; i < ndims; i++) {
+        int d;
+        if (x->rank == 0) {
+            if (dims[i] != 0 && dims[i] != -1)
+                return wk_error(WK_ERR_SHAPE, "%s: dim %d out of range for rank 0", op, dims[i]);
+            continue;
+        }
+        WK_TRY(wk_norm_dim(op, dims[i], x->rank, &d));
+        if (reduced[d])
+            return wk_error(WK_ERR_SHAPE, "%s: dim %d listed twice", op, dims[i]);
+        reduced[d] = true;
+    }
+    for (int d = 0; ndims == 0 && d < x->rank; d++)
+        reduced[d] = true;
+    return WK_OK;
+}

@@ -62,6 +62,9 @@ wk_status wk_quant_index_select(const wk_tensor *x, int dim, const wk_tensor *id
  * storage when their strides line up (size-1 dims ignored), else over a contiguous copy of t. */
 wk_status wk_merge_view(const char *op, const wk_tensor *t, int d0, int k, wk_tensor **out);
 
+/* Marks the dims listed (distinct, may be negative; ndims == 0: every dim) in reduced[] (false on entry); a rank-0
+ * x accepts dim 0 and -1 (reducing it changes nothing), as PyTorch. The reductions' shared dims check. */
+wk_status wk_reduce_dims(const char *op, const wk_tensor *x, const int *dims, int ndims, bool *reduced);
 /* dim in [-rank, rank) -> [0, rank). */
 wk_status wk_norm_dim(const char *op, int dim, int rank, int *out);
 

@@ -83,25 +83,7 @@ wk_status wk_reduce(wk_reduce_op op, const wk_tensor *x, const int *dims, int nd
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: unknown reduce op %d", name, (int)op);
     if (op == WK_REDUCE_MEAN)
         WK_TRY(wk_check_float(name, x));
-    if (ndims < 0 || ndims > (x->rank > 0 ? x->rank : 1))
-        return wk_error(WK_ERR_SHAPE, "%s: %d dims listed for rank %d", name, ndims, x->rank);
-    if (ndims > 0 && !dims)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: dims is NULL with ndims %d", name, ndims);
-    for (int i = 0; i < ndims; i++) {
-        int d;
-        if (x->rank == 0) { /* a scalar accepts dim 0 / -1, as PyTorch: reducing it changes nothing */
-            if (dims[i] != 0 && dims[i] != -1)
-                return wk_error(WK_ERR_SHAPE, "%s: dim %d out of range for rank 0", name, dims[i]);
-            continue;
-        }
-        WK_TRY(wk_norm_dim(name, dims[i], x->rank, &d));
-        if (reduced[d])
-            return wk_error(WK_ERR_SHAPE, "%s: dim %d listed twice", name, dims[i]);
-        reduced[d] = true;
-    }
-    if (ndims == 0)
-        for (int d = 0; d < x->rank; d++)
-            reduced[d] = true;
+    WK_TRY(wk_reduce_dims(name, x, dims, ndims, reduced));
     int nreduce = 0;
     int64_t count = 1;
     for (int d = 0; d < x->rank; d++)

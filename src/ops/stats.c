@@ -5,30 +5,6 @@
 
 #include "ops/common.h"
 
-/* Marks the dims listed (ndims == 0: all) in reduced[]; a rank-0 x accepts 0 and -1. */
-static wk_status parse_dims(const char *op, const wk_tensor *x, const int *dims, int ndims, bool *reduced)
-{
-    if (ndims < 0 || ndims > (x->rank > 0 ? x->rank : 1))
-        return wk_error(WK_ERR_SHAPE, "%s: %d dims listed for rank %d", op, ndims, x->rank);
-    if (ndims > 0 && !dims)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: dims is NULL with ndims %d", op, ndims);
-    for (int i = 0; i < ndims; i++) {
-        int d;
-        if (x->rank == 0) {
-            if (dims[i] != 0 && dims[i] != -1)
-                return wk_error(WK_ERR_SHAPE, "%s: dim %d out of range for rank 0", op, dims[i]);
-            continue;
-        }
-        WK_TRY(wk_norm_dim(op, dims[i], x->rank, &d));
-        if (reduced[d])
-            return wk_error(WK_ERR_SHAPE, "%s: dim %d listed twice", op, dims[i]);
-        reduced[d] = true;
-    }
-    for (int d = 0; ndims == 0 && d < x->rank; d++)
-        reduced[d] = true;
-    return WK_OK;
-}
-
 /* The view of x with its kept dims first and the reduced ones (nred of them; at least one, a size-1 dim for a
  * rank-0 x) after them, in order. */
 static wk_status reduced_last(const wk_tensor *x, const bool *reduced, int *nred, wk_tensor **out)
@@ -65,7 +41,7 @@ static wk_status run_stats(const char *op, wk_stats_op sop, const wk_tensor *x, 
     WK_TRY(wk_check_tensor(op, "x", x));
     WK_TRY(wk_check_out(op, out));
     WK_TRY(wk_check_float(op, x));
-    WK_TRY(parse_dims(op, x, dims, ndims, reduced));
+    WK_TRY(wk_reduce_dims(op, x, dims, ndims, reduced));
     int64_t shape[WK_MAX_RANK], count = 1;
     int rank = 0;
     for (int d = 0; d < x->rank; d++) {
