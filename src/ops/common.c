@@ -266,7 +266,7 @@ wk_status wk_reduce_dims(const char *op, const wk_tensor *x, const int *dims, in
     if (ndims > 0 && !dims)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: dims is NULL with ndims %d", op, ndims);
     for (int i = 0; i < ndims; i++) {
-        int d;
+        int d = 0;
         if (x->rank == 0) {
             if (dims[i] != 0 && dims[i] != -1)
                 return wk_error(WK_ERR_SHAPE, "%s: dim %d out of range for rank 0", op, dims[i]);
