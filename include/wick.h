@@ -65,10 +65,11 @@ const char *wk_last_error(void);
  *  - Writing is the caller's to order: an in-place op (wk_fill, wk_copy_into, wk_slice_set, wk_copy2d,
  *    wk_*_inplace), or writing memory behind a wrapped or imported tensor, while another thread reads or
  *    writes any view of the same storage is a data race, as in C.
- *  - A GPU device has one stream: ops called on it from several threads are queued there in the order the
- *    calls reach wick, so an op that returns before another thread's call begins runs first on the GPU (no
- *    sync needed between them). A device-side fault (an index out of range in a kernel) is reported by
- *    whichever thread next synchronises with the device (wk_device_sync, wk_tensor_to_host).
+ *  - Work goes to the calling thread's current stream of the device ("streams" below), the device's default
+ *    stream unless the thread chose another. Ops called on one stream from several threads are queued there in
+ *    the order the calls reach wick, so an op that returns before another thread's call begins runs first on
+ *    the GPU (no sync needed between them). A device-side fault (an index out of range in a kernel) is reported
+ *    by whichever thread next synchronises with the device (wk_device_sync, wk_stream_sync, wk_tensor_to_host).
  *  - On a GPU, wick makes the device's context current on the calling thread. Code that changes that
  *    thread's current CUDA/HIP context between wick calls must restore it first.
  *  - CPU ops run on the calling thread and its OpenMP team (and OpenBLAS's threads for matmul); T threads
@@ -127,7 +128,7 @@ typedef struct wk_device wk_device;
  * WK_ERR_DEVICE with a message saying what was looked for when the device is absent. */
 wk_status wk_device_get(const char *name, wk_device **out);
 const char *wk_device_name(const wk_device *dev); /* "cpu", "cuda:0", ... */
-/* Waits for all work queued on dev. Device-side errors (an index out of range in a kernel) surface here
+/* Waits for all work queued on dev, on every stream wick knows (see "streams"). Device-side errors (an index out of range in a kernel) surface here
  * as a status naming the op. On the CPU every op is synchronous and this returns WK_OK. */
 wk_status wk_device_sync(wk_device *dev);
 
@@ -712,7 +713,7 @@ wk_status wk_tensor_wrap(wk_device *dev, wk_dtype dt, int rank, const int64_t *s
  * wk_copy2d, the *_inplace ops) is WK_ERR_INVALID_ARGUMENT and changes nothing; ops that make new tensors
  * read it as any other. wk_contiguous gives a writable copy. */
 bool wk_tensor_is_read_only(const wk_tensor *t);
-/* The native handle of the stream wick queues dev's work on (a CUstream or hipStream_t; 0 on the CPU), for
+/* The native handle of the calling thread's current stream of dev (a CUstream or hipStream_t; 0 on the CPU), for
  * ordering wick's work with another framework's (the DLPack stream argument). */
 wk_status wk_device_native_stream(wk_device *dev, uintptr_t *out);
 
@@ -721,6 +722,123 @@ wk_status wk_device_native_stream(wk_device *dev, uintptr_t *out);
  * no-op). WK_ERR_UNSUPPORTED on the CPU device. */
 wk_status wk_host_alloc_pinned(wk_device *dev, size_t bytes, void **out);
 void wk_host_free_pinned(wk_device *dev, void *ptr);
+
+/* ---------------------------------------------------------------- streams, events, graphs
+ * A stream is an in-order queue of work on one device. Every device has a default stream (wk_stream_default),
+ * the one wick uses unless told otherwise. Each thread has a current stream per device, the default until
+ * wk_stream_set_current changes it: every op on that device's tensors, every transfer and every allocation
+ * the thread makes is queued on it. Work on two streams may run at the same time; order it with events
+ * (wk_event_record on one stream, wk_stream_wait on the other).
+ *
+ * Memory and streams: freeing is always safe. A tensor released (its last reference gone) while work queued
+ * on any stream of its device may still use it keeps its memory until that work has completed: when a device
+ * has more than its default stream, wick makes the release wait, on the device, for the work queued so far on
+ * every stream it knows of that device (the default, those made by wk_stream_create and those adopted with
+ * wk_stream_from_native), without blocking the host or the streams. Writing a tensor on one stream while
+ * another stream reads it is a race unless an event orders the two, as in CUDA.
+ *
+ * On the CPU, ops run when they are called, so a stream is an in-order queue that is always empty: every call
+ * here behaves as on a GPU whose work finished at once (events record the host's clock; waits return at once),
+ * and code written for a GPU runs unchanged. The CPU has no native streams (wk_stream_from_native), no
+ * page-locked memory (wk_host_register) and no graphs (capture is WK_ERR_UNSUPPORTED on the CPU: its ops are
+ * not replayable kernels). */
+typedef struct wk_stream wk_stream;
+typedef struct wk_event wk_event;
+typedef struct wk_graph wk_graph;
+
+/* The device's default stream, owned by the library (never destroyed; wk_stream_destroy ignores it). */
+wk_stream *wk_stream_default(wk_device *dev);
+/* A new stream on dev (on a GPU a non-blocking stream of normal priority). Destroy it with wk_stream_destroy. */
+wk_status wk_stream_create(wk_device *dev, wk_stream **out);
+/* Adopts a stream the caller owns (a CUstream / hipStream_t of dev's context, e.g. PyTorch's
+ * torch.cuda.current_stream().cuda_stream), so that wick's work can be queued on it and ordered with the
+ * caller's. wick never destroys the native stream: the caller keeps it alive until wk_stream_destroy of the
+ * handle returned here. handle 0 (the legacy default stream) is WK_ERR_INVALID_ARGUMENT: wick's memory is
+ * stream-ordered and the legacy stream synchronises with every other. WK_ERR_UNSUPPORTED on the CPU. */
+wk_status wk_stream_from_native(wk_device *dev, uintptr_t handle, wk_stream **out);
+/* Releases the handle. Work already queued on it completes; tensors it used stay valid. A thread whose current
+ * stream it was falls back to the default stream. A stream in the middle of a capture is WK_ERR_INVALID_ARGUMENT
+ * (end the capture first). NULL and the default stream: WK_OK, nothing done. */
+wk_status wk_stream_destroy(wk_stream *s);
+wk_device *wk_stream_device(const wk_stream *s);
+/* The native handle (CUstream / hipStream_t; 0 on the CPU). */
+uintptr_t wk_stream_native(const wk_stream *s);
+/* The calling thread's current stream of dev, and setting it (s NULL: the default). s must be a stream of dev
+ * (WK_ERR_DEVICE otherwise). Other threads keep theirs. */
+wk_stream *wk_stream_current(wk_device *dev);
+wk_status wk_stream_set_current(wk_device *dev, wk_stream *s);
+/* Waits until the work queued on s so far has finished; device-side faults surface here as in wk_device_sync.
+ * wk_device_sync waits for every stream of the device that wick knows. */
+wk_status wk_stream_sync(wk_stream *s);
+/* *idle: whether the work queued on s so far has finished (never blocks). */
+wk_status wk_stream_query(wk_stream *s, bool *idle);
+
+/* Events mark a point in a stream's work. flags: WK_EVENT_TIMING to use it with wk_event_elapsed_ms (timing
+ * costs a little on every record). */
+#define WK_EVENT_TIMING 1u
+wk_status wk_event_create(wk_device *dev, unsigned flags, wk_event **out);
+void wk_event_destroy(wk_event *e); /* NULL: no-op; pending waits on it stay valid */
+/* Marks the point after the work queued on s so far (s NULL: the calling thread's current stream of the
+ * event's device). Recording again moves the mark. */
+wk_status wk_event_record(wk_event *e, wk_stream *s);
+/* Work queued on s from now on waits until e's mark has been reached (an event never recorded: no wait). Does
+ * not block the host. s and e on the same device (WK_ERR_DEVICE otherwise). */
+wk_status wk_stream_wait(wk_stream *s, wk_event *e);
+/* Blocks the host until e's mark has been reached; *done: whether it has (never blocks). */
+wk_status wk_event_sync(wk_event *e);
+wk_status wk_event_query(wk_event *e, bool *done);
+/* Milliseconds between two recorded marks, both of events made with WK_EVENT_TIMING, end's reached
+ * (WK_ERR_INVALID_ARGUMENT otherwise: not recorded, no timing, not reached yet, different devices). */
+wk_status wk_event_elapsed_ms(const wk_event *start, const wk_event *end, float *ms);
+
+/* Page-locked host memory and asynchronous copies. wk_host_register page-locks [ptr, ptr + bytes) of memory the
+ * caller allocated, so copies to and from it run as one DMA and asynchronously (as from wk_host_alloc_pinned);
+ * wk_host_unregister undoes it (before the caller frees the memory; no copy may be in flight). On the CPU:
+ * WK_ERR_UNSUPPORTED. */
+wk_status wk_host_register(wk_device *dev, void *ptr, size_t bytes);
+wk_status wk_host_unregister(wk_device *dev, void *ptr);
+/* Copies queued on the calling thread's current stream of t's device, in order with its ops; they return at
+ * once when the host memory is page-locked (wick's or registered). From pageable memory they return once the
+ * host bytes have been read (to_device) or written (to_host): the copy is then done as far as the host is
+ * concerned. The bytes are row-major, as for wk_tensor_from_host / wk_tensor_to_host.
+ *  - wk_tensor_write_async: src into t, which must be contiguous and writable with src_bytes equal to its
+ *    wk_tensor_nbytes (a graph's inputs are updated this way). src must not change until the stream has
+ *    passed the copy.
+ *  - wk_tensor_to_host_async: t's contents into dst (dst_bytes at least wk_tensor_nbytes; a strided t goes
+ *    through a contiguous copy on the device first). Read dst only after the stream has passed the copy
+ *    (wk_stream_sync, or an event recorded after it). Device-side faults surface at the next sync.
+ *  - wk_to_device_async: as wk_to_device, the copy queued as above; a CPU result's memory is valid only once
+ *    the source device's stream has passed the copy. */
+wk_status wk_tensor_write_async(wk_tensor *t, const void *src, size_t src_bytes);
+wk_status wk_tensor_to_host_async(const wk_tensor *t, void *dst, size_t dst_bytes);
+wk_status wk_to_device_async(const wk_tensor *t, wk_device *dev, wk_tensor **out);
+
+/* Graphs: capture a sequence of ops once, replay it many times with one launch (CUDA graphs, HIP graphs).
+ *  - wk_stream_begin_capture(s): from now on the calling thread's work on s's device is recorded, not run:
+ *    s becomes the thread's current stream of the device until the capture ends. s may not be the default
+ *    stream (create one), and no other thread may queue work on s meanwhile; other streams run as usual.
+ *  - During the capture, allocations (op outputs, scratch) come from the graph's own memory: their addresses
+ *    stay fixed for every replay. Tensors made before the capture and used by it (its inputs, weights) must
+ *    stay alive, unchanged in shape and place, for as long as the graph may be replayed; update inputs by
+ *    writing into them (wk_tensor_write_async, wk_copy_into, an in-place op) before a replay. Releasing such a
+ *    tensor during the capture fails the capture.
+ *  - What cannot be captured returns an error from the op and fails the capture: anything that waits for the
+ *    device (wk_device_sync, wk_tensor_to_host, ops that read a count back, such as wk_one_hot with -1 or
+ *    wk_repeat_interleave with counts), uploads from host memory (wk_tensor_from_host, wk_to_device from the CPU,
+ *    wk_tensor_write_async: the graph would read the host buffer again at every replay), collectives, and a
+ *    vendor library's refusal. A failed capture never gives a graph.
+ *  - wk_stream_end_capture(s, &g): ends the capture (whatever happens) and restores the thread's previous
+ *    current stream; the graph, or the first failure of the capture (its op's message) and *out NULL.
+ *    Tensors made during the capture are the graph's outputs: after each replay they hold its results (before
+ *    the first replay, nothing: do not read them). They stay valid after wk_graph_destroy, until released.
+ *  - wk_graph_launch(g, s): queues one replay on s (NULL: the current stream of the graph's device), in order
+ *    with s's other work; replays of one graph must not overlap (launch them on one stream, or order them).
+ *    Device-side faults surface at the next sync.
+ *  - wk_graph_destroy: frees the graph; a replay in flight completes. NULL: no-op. */
+wk_status wk_stream_begin_capture(wk_stream *s);
+wk_status wk_stream_end_capture(wk_stream *s, wk_graph **out);
+wk_status wk_graph_launch(wk_graph *g, wk_stream *s);
+void wk_graph_destroy(wk_graph *g);
 
 /* ---------------------------------------------------------------- files
  * Files are untrusted input: a damaged or hostile file gives WK_ERR_FILE with a message naming the file and

@@ -19,6 +19,39 @@
  *    WK_ERR_UNSUPPORTED naming the op and the backend (tests/test_backend_slots.c).
  *  - A slot never sees an empty output (ops/ applies wick.h's zero-size rule once, WK_SLOT), except the
  *    indexing slots, which run whenever there are indices. */
+/* The stream table of a backend (ops/stream.c and ops/graph.c validate; the table only acts). Streams, events
+ * and graphs handed to it are of the device it serves. Work is queued on the calling thread's current stream of
+ * the device (core/stream.h wk_stream_of) unless a stream is named. */
+typedef struct wk_stream_backend {
+    /* A new stream: fills s->native (owned), or takes s->native given by the caller (adopted, !s->owned). */
+    wk_status (*create)(wk_stream *s);
+    /* Work queued so far on s completes; an owned native queue is released. */
+    void (*destroy)(wk_stream *s);
+    wk_status (*sync)(wk_stream *s); /* device-side faults surface here, as in sync() */
+    wk_status (*query)(wk_stream *s, bool *idle);
+    wk_status (*event_create)(wk_event *e); /* fills e->native */
+    void (*event_destroy)(wk_event *e);
+    wk_status (*event_record)(wk_event *e, wk_stream *s);
+    wk_status (*wait)(wk_stream *s, wk_event *e); /* e recorded */
+    wk_status (*event_sync)(wk_event *e);         /* e recorded */
+    wk_status (*event_query)(wk_event *e, bool *done);
+    /* Both recorded with WK_EVENT_TIMING; WK_ERR_INVALID_ARGUMENT when end's mark is not reached yet. */
+    wk_status (*elapsed_ms)(const wk_event *start, const wk_event *end, float *ms);
+    /* Page-locking caller memory (NULL where there is none: the CPU). */
+    wk_status (*host_register)(wk_device *dev, void *ptr, size_t bytes);
+    wk_status (*host_unregister)(wk_device *dev, void *ptr);
+    /* Copies queued on the current stream, returning at once from page-locked memory. */
+    wk_status (*upload_async)(wk_device *dev, void *dst, const void *src, size_t bytes);
+    wk_status (*download_async)(wk_device *dev, void *dst, const void *src, size_t bytes);
+    /* Graphs (NULL where there are none: the CPU). capture_begin: s (not the default) starts recording the calling
+     * thread's work; ops/ has made it the thread's current stream. capture_end: stops it (always), and on success
+     * fills g->native; the first failure during the capture otherwise. */
+    wk_status (*capture_begin)(wk_stream *s);
+    wk_status (*capture_end)(wk_stream *s, wk_graph *g);
+    wk_status (*graph_launch)(wk_graph *g, wk_stream *s);
+    void (*graph_destroy)(wk_graph *g);
+} wk_stream_backend;
+
 /* The slots' parameters that choose a variant. */
 typedef enum wk_softmax_kind { WK_SOFTMAX = 0, WK_LOG_SOFTMAX = 1 } wk_softmax_kind;
 typedef enum wk_sort_order { WK_SORT_ASCENDING = 0, WK_SORT_DESCENDING = 1 } wk_sort_order;
@@ -167,6 +200,8 @@ struct wk_backend {
     /* Page-locked host memory for fast uploads to dev (wk_host_alloc_pinned). */
     wk_status (*host_alloc_pinned)(wk_device *dev, size_t bytes, void **out);
     void (*host_free_pinned)(wk_device *dev, void *ptr);
+    /* Streams, events, page-locked registration, asynchronous copies and graphs (wick.h "streams"): required. */
+    const wk_stream_backend *streams;
 
     /* ---- creation and copies (fill and copy required, the rest optional; so are all the op slots below) */
     /* In place: every element of the view dst = v (storage form of dst's dtype). dst has no overlap. */

@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 
+#include "core/stream.h"
 #include "wick.h"
 
 typedef struct wk_backend wk_backend;
@@ -14,6 +15,7 @@ struct wk_device {
     char name[16];   /* "cpu", "cuda:0", ... */
     int ordinal;     /* index within its backend */
     void *impl;      /* backend-private state (context, stream, pools) */
+    wk_stream default_stream; /* wk_stream_default: filled by the backend when it makes the device */
 };
 
 /* Refcounted memory on one device. data is a host pointer on the CPU, a device address on a GPU. Foreign

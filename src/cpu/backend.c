@@ -9,7 +9,8 @@
 #include "cpu/cpu.h"
 #include "cpu/gemm.h"
 
-static wk_device cpu_device = {.backend = &wk_cpu_backend, .name = "cpu", .ordinal = 0, .impl = NULL};
+static wk_device cpu_device = {.backend = &wk_cpu_backend, .name = "cpu", .ordinal = 0, .impl = NULL,
+                               .default_stream = {.dev = &cpu_device, .is_default = true}};
 
 /* The probe's text, written once: any thread may probe (every wk_device_get does), and several at once. */
 static char detail[256];
@@ -72,6 +73,7 @@ const wk_backend wk_cpu_backend = {
     .free = wk_cpu_free,
     .upload = wk_cpu_upload,
     .download = wk_cpu_download,
+    .streams = &wk_cpu_streams,
     .sync = wk_cpu_sync,
     .fill = wk_cpu_fill,
     .arange = wk_cpu_arange,

@@ -77,6 +77,8 @@ void wk_cpu_free(wk_device *dev, void *ptr, size_t bytes);
 wk_status wk_cpu_upload(wk_device *dev, void *dst, const void *src, size_t bytes);
 wk_status wk_cpu_download(wk_device *dev, void *dst, const void *src, size_t bytes);
 wk_status wk_cpu_sync(wk_device *dev);
+/* stream.c: streams and events of a backend whose ops run when called (wick.h "streams"). */
+extern const wk_stream_backend wk_cpu_streams;
 
 /* copy.c: fill, copy, copy2d */
 wk_status wk_cpu_fill(wk_tensor *dst, wk_scalar v);

@@ -91,7 +91,7 @@ static wk_status gpu_device(wk_gpu_vendor *v, int ordinal, wk_device **out)
     .download = wk_gpu_slot_download, .sync = wk_gpu_slot_sync, .native_stream = wk_gpu_native_stream,          \
     .order_stream = wk_gpu_order_stream, .host_alloc_pinned = wk_gpu_host_alloc_pinned,                         \
     .upload_fill = wk_gpu_upload_fill,                                                                           \
-    .host_free_pinned = wk_gpu_host_free_pinned,                                                                 \
+    .host_free_pinned = wk_gpu_host_free_pinned, .streams = &wk_gpu_streams,                                      \
     .fill = wk_gpu_fill, .arange = wk_gpu_arange, .rand_uniform = wk_gpu_rand_uniform,                           \
     .rand_normal = wk_gpu_rand_normal, .copy = wk_gpu_copy, .cast = wk_gpu_cast, .copy2d = wk_gpu_copy2d,       \
     .unary = wk_gpu_unary, .affine = wk_gpu_affine, .powf = wk_gpu_powf, .elu = wk_gpu_elu,                      \

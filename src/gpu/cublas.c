@@ -1,5 +1,7 @@
 /* cublas.c: gpu.h's BLAS table on NVIDIA through cuBLAS, loaded with dlopen on first use (never linked):
- * one handle per device bound to the device's stream, and the row-major GEMM mapped onto column-major cuBLAS. */
+ * one handle per device and stream, and the row-major GEMM mapped onto column-major cuBLAS. */
+#include <stdlib.h>
+
 #include "gpu/cuda_libs.h"
 #include "gpu/runtime.h"
 #include "gpu/vendor_lib.h"
@@ -8,6 +10,7 @@ static struct {
     wk_cublasCreate_v2_fn create;
     wk_cublasDestroy_v2_fn destroy;
     wk_cublasSetStream_v2_fn set_stream;
+    wk_cublasSetWorkspace_v2_fn set_workspace; /* NULL before cuBLAS 11.? */
     wk_cublasSetPointerMode_v2_fn set_pointer_mode;
     wk_cublasSetMathMode_fn set_math_mode;
     wk_cublasGetStatusString_fn status_string; /* NULL before cuBLAS 11.4 */
@@ -20,6 +23,7 @@ static const wk_gpu_sym syms[] = {
     {"cublasCreate_v2", &cublas.create, false},
     {"cublasDestroy_v2", &cublas.destroy, false},
     {"cublasSetStream_v2", &cublas.set_stream, false},
+    {"cublasSetWorkspace_v2", &cublas.set_workspace, true},
     {"cublasSetPointerMode_v2", &cublas.set_pointer_mode, false},
     {"cublasSetMathMode", &cublas.set_math_mode, false},
     {"cublasGemmStridedBatchedEx", &cublas.gemm, false},
@@ -33,10 +37,18 @@ static const char *status_text(wk_cublasStatus_t st)
     return t ? t : "cuBLAS error";
 }
 
-/* Configured once and never changed, so threads may share the handle: the stream is the device's, scalars come
- * from the host, and f32 stays true f32 (TF32 only through the compute type of a call that allows it); f16/bf16
- * reductions stay in f32 as the accumulation does. */
-static bool create(void *stream, void **handle, const char **call, const char **text)
+/* The workspace a handle gets from wick (NVIDIA's advice: 32 MiB on Hopper and later, 4 MiB before): made before
+ * any capture, so cuBLAS never allocates inside one; one per handle, so streams never share it. */
+static size_t workspace_bytes(const wk_gpu_dev *d)
+{
+    int sm = atoi(wk_gpu_dev_arch(d) + 3);
+    return sm >= 90 ? (size_t)32 << 20 : (size_t)4 << 20;
+}
+
+/* Configured once and never changed, so threads may share the handle: its stream is fixed (one handle per stream),
+ * scalars come from the host, and f32 stays true f32 (TF32 only through the compute type of a call that allows
+ * it); f16/bf16 reductions stay in f32 as the accumulation does. */
+static bool create(wk_gpu_dev *d, void *stream, void **handle, const char **call, const char **text)
 {
     wk_cublasHandle_t h = NULL;
     *call = "cublasCreate_v2";
@@ -44,6 +56,12 @@ static bool create(void *stream, void **handle, const char **call, const char **
     if (st == WK_CUBLAS_STATUS_SUCCESS) {
         *call = "cublasSetStream_v2";
         st = cublas.set_stream(h, (wk_cudaStream_t)stream);
+    }
+    void *ws = NULL;
+    if (st == WK_CUBLAS_STATUS_SUCCESS && cublas.set_workspace &&
+        wk_gpu_malloc(d, workspace_bytes(d), &ws) == WK_OK) {
+        *call = "cublasSetWorkspace_v2";
+        st = cublas.set_workspace(h, ws, workspace_bytes(d)); /* kept for the handle's life: the process's */
     }
     if (st == WK_CUBLAS_STATUS_SUCCESS) {
         *call = "cublasSetPointerMode_v2";
@@ -56,6 +74,7 @@ static bool create(void *stream, void **handle, const char **call, const char **
     if (st != WK_CUBLAS_STATUS_SUCCESS) {
         if (h)
             cublas.destroy(h);
+        wk_gpu_free(d, ws);
         *text = status_text(st);
         return false;
     }

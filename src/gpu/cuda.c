@@ -121,6 +121,10 @@ static wk_status cuda_device_open(int ordinal, wk_gpu_props *props, wk_gpu_handl
     uint64_t keep = UINT64_MAX;
     CU_TRY(cuDeviceGetDefaultMemPool, (&pool, dev));
     CU_TRY(cuMemPoolSetAttribute, (pool, WK_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep));
+    /* Memory freed on one stream is reused by another only once the free is seen complete, never by making the
+     * other stream wait (which would tie the API's streams together: gpu/stream.c frees on a side stream). */
+    int no = 0;
+    CU_TRY(cuMemPoolSetAttribute, (pool, WK_CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &no));
     pools[ordinal] = pool;
     *ctx = c;
     *stream = s;
@@ -247,6 +251,87 @@ static wk_status cuda_event_query(wk_gpu_handle ev, bool *done)
 
 static void cuda_event_free(wk_gpu_handle ev) { cu.cuEventDestroy_v2((wk_CUevent)ev); }
 
+static wk_status cuda_stream_create(wk_gpu_handle *stream)
+{
+    wk_CUstream s;
+    CU_TRY(cuStreamCreate, (&s, WK_CU_STREAM_NON_BLOCKING));
+    *stream = s;
+    return WK_OK;
+}
+
+static wk_status cuda_stream_query(wk_gpu_handle stream, bool *idle)
+{
+    wk_CUresult r = cu.cuStreamQuery((wk_CUstream)stream);
+    *idle = r != WK_CUDA_ERROR_NOT_READY;
+    return *idle && r != WK_CUDA_SUCCESS ? cuda_fail(WK_ERR_BACKEND, "cuStreamQuery", r) : WK_OK;
+}
+
+static wk_status cuda_event_create(wk_gpu_handle *ev, bool timing)
+{
+    wk_CUevent e;
+    CU_TRY(cuEventCreate, (&e, timing ? 0u : (unsigned)WK_CU_EVENT_DISABLE_TIMING));
+    *ev = e;
+    return WK_OK;
+}
+
+static wk_status cuda_stream_wait_event(wk_gpu_handle stream, wk_gpu_handle ev)
+{
+    CU_TRY(cuStreamWaitEvent, ((wk_CUstream)stream, (wk_CUevent)ev, 0));
+    return WK_OK;
+}
+
+static wk_status cuda_event_elapsed(wk_gpu_handle start, wk_gpu_handle end, float *ms, bool *ready)
+{
+    wk_CUresult r = cu.cuEventElapsedTime(ms, (wk_CUevent)start, (wk_CUevent)end);
+    *ready = r != WK_CUDA_ERROR_NOT_READY;
+    return *ready && r != WK_CUDA_SUCCESS ? cuda_fail(WK_ERR_BACKEND, "cuEventElapsedTime", r) : WK_OK;
+}
+
+static wk_status cuda_host_register(void *ptr, size_t bytes)
+{
+    CU_TRY(cuMemHostRegister_v2, (ptr, bytes, WK_CU_MEMHOSTREGISTER_PORTABLE));
+    return WK_OK;
+}
+
+static wk_status cuda_host_unregister(void *ptr)
+{
+    CU_TRY(cuMemHostUnregister, (ptr));
+    return WK_OK;
+}
+
+static wk_status cuda_capture_begin(wk_gpu_handle stream)
+{
+    CU_TRY(cuStreamBeginCapture_v2, ((wk_CUstream)stream, WK_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    return WK_OK;
+}
+
+static wk_status cuda_capture_end(wk_gpu_handle stream, wk_gpu_handle *exec)
+{
+    wk_CUgraph g = NULL;
+    wk_CUgraphExec x = NULL;
+    wk_CUresult r = cu.cuStreamEndCapture((wk_CUstream)stream, &g);
+    if (r != WK_CUDA_SUCCESS) {
+        if (g)
+            cu.cuGraphDestroy(g);
+        return cuda_fail(WK_ERR_BACKEND, "cuStreamEndCapture", r);
+    }
+    r = cu.cuGraphInstantiateWithFlags(&x, g, WK_CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH);
+    cu.cuGraphDestroy(g); /* the executable graph keeps what it needs */
+    if (r != WK_CUDA_SUCCESS)
+        return cuda_fail(r == WK_CUDA_ERROR_OUT_OF_MEMORY ? WK_ERR_OUT_OF_MEMORY : WK_ERR_BACKEND,
+                         "cuGraphInstantiateWithFlags", r);
+    *exec = x;
+    return WK_OK;
+}
+
+static wk_status cuda_graph_launch(wk_gpu_handle exec, wk_gpu_handle stream)
+{
+    CU_TRY(cuGraphLaunch, ((wk_CUgraphExec)exec, (wk_CUstream)stream));
+    return WK_OK;
+}
+
+static void cuda_graph_free(wk_gpu_handle exec) { cu.cuGraphExecDestroy((wk_CUgraphExec)exec); }
+
 static wk_status cuda_host_alloc(size_t bytes, void **ptr)
 {
     wk_CUresult r = cu.cuMemAllocHost_v2(ptr, bytes);
@@ -317,6 +402,17 @@ const wk_gpu_runtime wk_cuda_runtime = {
     .event_wait = cuda_event_wait,
     .event_query = cuda_event_query,
     .event_free = cuda_event_free,
+    .stream_create = cuda_stream_create,
+    .stream_query = cuda_stream_query,
+    .event_create = cuda_event_create,
+    .stream_wait_event = cuda_stream_wait_event,
+    .event_elapsed = cuda_event_elapsed,
+    .host_register = cuda_host_register,
+    .host_unregister = cuda_host_unregister,
+    .capture_begin = cuda_capture_begin,
+    .capture_end = cuda_capture_end,
+    .graph_launch = cuda_graph_launch,
+    .graph_free = cuda_graph_free,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
     .module_load = cuda_module_load,

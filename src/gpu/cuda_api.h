@@ -13,6 +13,8 @@ struct CUmod_st;
 struct CUfunc_st;
 struct CUmemPoolHandle_st;
 struct CUevent_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
 
 typedef unsigned int wk_CUresult;          /* enum cudaError_enum: its values are non-negative */
 typedef int wk_CUdevice;
@@ -25,6 +27,10 @@ typedef struct CUmemPoolHandle_st *wk_CUmemoryPool;
 typedef struct CUevent_st *wk_CUevent;
 typedef unsigned int wk_CUdevice_attribute; /* enum CUdevice_attribute_enum */
 typedef unsigned int wk_CUmemPool_attribute; /* enum CUmemPool_attribute_enum */
+typedef struct CUgraph_st *wk_CUgraph;
+typedef struct CUgraphExec_st *wk_CUgraphExec;
+typedef unsigned int wk_CUstreamCaptureMode;   /* enum CUstreamCaptureMode_enum */
+typedef unsigned int wk_CUstreamCaptureStatus; /* enum CUstreamCaptureStatus_enum */
 
 enum {
     WK_CUDA_SUCCESS = 0,
@@ -38,7 +44,14 @@ enum {
     WK_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     WK_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
     WK_CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115,
-    WK_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4
+    WK_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
+    WK_CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3,
+    WK_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    WK_CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+    WK_CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
+    WK_CU_MEMHOSTREGISTER_PORTABLE = 1,
+    WK_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+    WK_CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901
 };
 
 /* X(name, parameters): every driver function wick calls (all return CUresult), named by the exact
@@ -58,6 +71,17 @@ enum {
     X(cuStreamCreate, (wk_CUstream * phStream, unsigned int Flags))                   \
     X(cuStreamSynchronize, (wk_CUstream hStream))                                \
     X(cuStreamDestroy_v2, (wk_CUstream hStream))                                 \
+    X(cuStreamQuery, (wk_CUstream hStream))                                      \
+    X(cuStreamBeginCapture_v2, (wk_CUstream hStream, wk_CUstreamCaptureMode mode)) \
+    X(cuStreamEndCapture, (wk_CUstream hStream, wk_CUgraph * phGraph))            \
+    X(cuStreamIsCapturing, (wk_CUstream hStream, wk_CUstreamCaptureStatus * captureStatus)) \
+    X(cuGraphInstantiateWithFlags, (wk_CUgraphExec * phGraphExec, wk_CUgraph hGraph, unsigned long long flags)) \
+    X(cuGraphLaunch, (wk_CUgraphExec hGraphExec, wk_CUstream hStream))            \
+    X(cuGraphExecDestroy, (wk_CUgraphExec hGraphExec))                            \
+    X(cuGraphDestroy, (wk_CUgraph hGraph))                                        \
+    X(cuEventElapsedTime, (float *pMilliseconds, wk_CUevent hStart, wk_CUevent hEnd)) \
+    X(cuMemHostRegister_v2, (void *p, size_t bytesize, unsigned int Flags))       \
+    X(cuMemHostUnregister, (void *p))                                             \
     X(cuStreamCreateWithPriority, (wk_CUstream * phStream, unsigned int flags, int priority)) \
     X(cuCtxGetStreamPriorityRange, (int *leastPriority, int *greatestPriority))  \
     X(cuEventCreate, (wk_CUevent * phEvent, unsigned int Flags))                       \

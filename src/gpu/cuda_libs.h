@@ -51,6 +51,8 @@ enum {
 typedef wk_cublasStatus_t (*wk_cublasCreate_v2_fn)(wk_cublasHandle_t *handle);
 typedef wk_cublasStatus_t (*wk_cublasDestroy_v2_fn)(wk_cublasHandle_t handle);
 typedef wk_cublasStatus_t (*wk_cublasSetStream_v2_fn)(wk_cublasHandle_t handle, wk_cudaStream_t stream);
+typedef wk_cublasStatus_t (*wk_cublasSetWorkspace_v2_fn)(wk_cublasHandle_t handle, void *workspace,
+                                                         size_t workspaceSizeInBytes);
 typedef wk_cublasStatus_t (*wk_cublasSetPointerMode_v2_fn)(wk_cublasHandle_t handle, wk_cublasPointerMode_t mode);
 typedef wk_cublasStatus_t (*wk_cublasSetMathMode_fn)(wk_cublasHandle_t handle, wk_cublasMath_t mode);
 typedef const char *(*wk_cublasGetStatusString_fn)(wk_cublasStatus_t status);

@@ -60,8 +60,9 @@ const char *wk_cudnn_status_text(wk_cudnnStatus_t st)
     return t ? t : "cuDNN error";
 }
 
-static bool create(void *stream, void **handle, const char **call, const char **text)
+static bool create(wk_gpu_dev *d, void *stream, void **handle, const char **call, const char **text)
 {
+    (void)d;
     wk_cudnnHandle_t h = NULL;
     *call = "cudnnCreate";
     wk_cudnnStatus_t st = wk_cudnn.create(&h);

@@ -28,8 +28,9 @@ int wk_gpu_sm_count(const wk_gpu_dev *d) { return d->props.sm_count; }
 const char *wk_gpu_dev_arch(const wk_gpu_dev *d) { return d->props.arch; }
 const char *wk_gpu_dev_name(const wk_gpu_dev *d) { return d->base.name; }
 int wk_gpu_ordinal(const wk_gpu_dev *d) { return d->ordinal; }
-void *wk_gpu_stream(const wk_gpu_dev *d) { return d->stream; }
+void *wk_gpu_stream(const wk_gpu_dev *d) { return wk_stream_of((wk_device *)&d->base)->native; }
 void *wk_gpu_fault_record(const wk_gpu_dev *d) { return d->fault; }
+bool wk_gpu_on_default_stream(const wk_gpu_dev *d) { return wk_stream_of((wk_device *)&d->base)->is_default; }
 
 static void dev_destroy(wk_gpu_dev *d)
 {
@@ -37,6 +38,7 @@ static void dev_destroy(wk_gpu_dev *d)
     wk_gpu_kernel_cache_destroy(d->kernels);
     pthread_mutex_destroy(&d->cache_lock);
     pthread_mutex_destroy(&d->stage_lock);
+    pthread_mutex_destroy(&d->streams_lock);
     free(d);
 }
 
@@ -86,6 +88,7 @@ wk_status wk_gpu_dev_open(wk_gpu_vendor *v, int ordinal, wk_gpu_dev **out)
         return wk_error(WK_ERR_OUT_OF_MEMORY, "device_get: out of host memory");
     pthread_mutex_init(&d->cache_lock, NULL);
     pthread_mutex_init(&d->stage_lock, NULL);
+    pthread_mutex_init(&d->streams_lock, NULL);
     d->rt = rt;
     d->ordinal = ordinal;
     d->base.backend = v->backend;
@@ -95,6 +98,7 @@ wk_status wk_gpu_dev_open(wk_gpu_vendor *v, int ordinal, wk_gpu_dev **out)
     wk_status s = wk_gpu_kernel_cache_create(&d->kernels);
     if (s == WK_OK)
         s = rt->device_open(ordinal, &d->props, &d->ctx, &d->stream);
+    d->base.default_stream = (wk_stream){.dev = &d->base, .native = d->stream, .is_default = true};
     current = s == WK_OK ? d->ctx : NULL; /* device_open switched this thread's context (NULL: unknown) */
     for (int i = 0; s == WK_OK && i < *rt->image_count && i < WK_GPU_MAX_IMAGES; i++)
         if ((s = rt->module_load(&rt->images[i], &d->modules[i])) == WK_OK)
@@ -121,7 +125,7 @@ wk_status wk_gpu_dev_open(wk_gpu_vendor *v, int ordinal, wk_gpu_dev **out)
 
 wk_status wk_gpu_native_stream(wk_device *dev, uintptr_t *out)
 {
-    *out = (uintptr_t)((wk_gpu_dev *)dev->impl)->stream;
+    *out = (uintptr_t)wk_stream_of(dev)->native;
     return WK_OK;
 }
 
@@ -136,5 +140,5 @@ wk_status wk_gpu_order_stream(wk_device *dev, int64_t stream)
     if (!cuda && (stream == 1 || stream == 2))
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: stream %lld is not a ROCm stream (DLPack reserves 1 and 2 "
                         "for CUDA)", dev->name, (long long)stream);
-    return d->rt->stream_order(d->stream, (wk_gpu_handle)h);
+    return d->rt->stream_order(wk_gpu_stream(d), (wk_gpu_handle)h);
 }

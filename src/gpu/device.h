@@ -5,6 +5,7 @@
 #define WK_GPU_DEVICE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "gpu/runtime.h"
 
@@ -15,6 +16,11 @@
 #define WK_GPU_CACHE_DEPTH 32
 /* The ring of staging buffers (staging.c). */
 #define WK_GPU_STAGE_BUFFERS 3
+/* Streams of the API a device serves at once besides its default (stream.c), and the releases made while it has
+ * some that wait, in one batch, for every stream's work before their memory goes back to the pool. */
+#define WK_GPU_MAX_STREAMS 64
+#define WK_GPU_PENDING_FREES 32
+#define WK_GPU_PENDING_BYTES ((size_t)64 << 20)
 
 struct wk_gpu_dev {
     wk_device base; /* base.impl points back here */
@@ -36,6 +42,20 @@ struct wk_gpu_dev {
     void *stage[WK_GPU_STAGE_BUFFERS];
     wk_gpu_handle stage_done[WK_GPU_STAGE_BUFFERS]; /* recorded after each buffer's copy */
     int stage_next;                                 /* the ring's next buffer */
+    /* The API's streams (stream.c): the default is base.default_stream; these are the others, and the side stream
+     * on which batched releases wait for all of them. */
+    pthread_mutex_t streams_lock;
+    wk_stream *streams[WK_GPU_MAX_STREAMS];
+    int stream_count;
+    atomic_int extra_streams; /* stream_count, read without the lock: 0 keeps the one-stream fast paths */
+    wk_gpu_handle free_stream;
+    void *pending[WK_GPU_PENDING_FREES];
+    int pending_count;
+    size_t pending_bytes;
+    /* Memory a graph allocated and a tensor still holds (graph.c): never cached, always returned to the driver. */
+    void **graph_mem;
+    int graph_mem_count, graph_mem_cap;
+    atomic_int graph_mem_any;
 };
 
 /* Per vendor: its devices, opened on first use and kept for the process (backend.c). */
@@ -63,12 +83,36 @@ wk_status wk_gpu_order_stream(wk_device *dev, int64_t stream);
 /* staging.c: uploads (direct from wick's page-locked memory, through the staging buffers from pageable memory
  * of WK_GPU_STAGE_MIN bytes or more), and the pinned-memory slots. */
 wk_status wk_gpu_upload(wk_gpu_dev *d, void *dst, const void *src, size_t bytes);
+/* The same, returning at once from page-locked memory (the copy in flight on the current stream). */
+wk_status wk_gpu_upload_async(wk_gpu_dev *d, void *dst, const void *src, size_t bytes);
+/* wk_host_register / wk_host_unregister. */
+wk_status wk_gpu_host_register(wk_device *dev, void *ptr, size_t bytes);
+wk_status wk_gpu_host_unregister(wk_device *dev, void *ptr);
 wk_status wk_gpu_upload_fill(wk_device *dev, void *dst, size_t bytes,
                              bool (*fill)(void *ctx, void *buf, size_t offset, size_t n), void *ctx);
 wk_status wk_gpu_host_alloc_pinned(wk_device *dev, size_t bytes, void **out);
 void wk_gpu_host_free_pinned(wk_device *dev, void *ptr);
 
-/* memory.c: the backend slots alloc, free, upload, download and sync. */
+/* stream.c: the backend's stream table (wick.h "streams"), and releases while d has more than its default stream:
+ * batched, each waiting on the device for the work queued so far on every stream of d. */
+extern const wk_stream_backend wk_gpu_streams;
+void wk_gpu_release_later(wk_gpu_dev *d, void *ptr, size_t bytes);
+void wk_gpu_release_flush(wk_gpu_dev *d); /* the batch now (a sync, out of memory) */
+
+/* graph.c: memory during a capture on s (the calling thread's current stream): allocations come from the graph,
+ * releases of the graph's own memory are recorded in it, and any other release fails the capture (kept for later).
+ * After the capture, the graph's memory that tensors hold is returned to the driver, never cached. */
+wk_status wk_gpu_capture_alloc(wk_gpu_dev *d, wk_stream *s, size_t bytes, void **ptr);
+void wk_gpu_capture_free(wk_gpu_dev *d, wk_stream *s, void *ptr, size_t bytes);
+/* True (and forgotten) when ptr is a graph's memory that a tensor held. */
+bool wk_gpu_graph_mem_take(wk_gpu_dev *d, void *ptr);
+wk_status wk_gpu_graph_begin(wk_stream *s);
+wk_status wk_gpu_graph_end(wk_stream *s, wk_graph *g);
+wk_status wk_gpu_graph_launch(wk_graph *g, wk_stream *s);
+void wk_gpu_graph_destroy(wk_graph *g);
+
+/* memory.c: the backend slots alloc, free, upload, download and sync; waiting for one stream and reporting faults. */
+wk_status wk_gpu_sync_and_check(wk_gpu_dev *d, wk_gpu_handle stream);
 wk_status wk_gpu_slot_alloc(wk_device *dev, size_t bytes, void **ptr);
 void wk_gpu_slot_free(wk_device *dev, void *ptr, size_t bytes);
 wk_status wk_gpu_slot_upload(wk_device *dev, void *dst, const void *src, size_t bytes);

@@ -28,8 +28,14 @@ int wk_gpu_sm_count(const wk_gpu_dev *d);   /* multiprocessors / compute units *
 const char *wk_gpu_dev_arch(const wk_gpu_dev *d);
 const char *wk_gpu_dev_name(const wk_gpu_dev *d); /* "cuda:0" */
 int wk_gpu_ordinal(const wk_gpu_dev *d);          /* index within its backend, 0.. (< WK_GPU_MAX_DEVICES) */
-/* The device's queue (CUstream / hipStream_t), for vendor libraries. */
+/* The calling thread's current queue of d (CUstream / hipStream_t), for launches, copies and vendor libraries. */
 void *wk_gpu_stream(const wk_gpu_dev *d);
+/* Whether the calling thread's current stream of d is d's default stream. */
+bool wk_gpu_on_default_stream(const wk_gpu_dev *d);
+/* Whether the calling thread captures a graph on its current stream of d, and the refusal of what cannot be
+ * captured: WK_OK when not capturing; else the capture fails and so does the call, with op's name and why. */
+bool wk_gpu_capturing(const wk_gpu_dev *d);
+wk_status wk_gpu_refuse_capture(const wk_gpu_dev *d, const char *op, const char *why);
 /* Device address of the device's fault record (wk_gpu_fault_rec in layout.h; kernels take it as int *). */
 void *wk_gpu_fault_record(const wk_gpu_dev *d);
 

@@ -1,5 +1,6 @@
 /* memory.c: the GPU's memory: stream-ordered allocation from the device's pool, a cache of small freed
  * blocks, transfers, and synchronisation with the fault record turned into a status. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "gpu/device.h"
 
 /* ---------------------------------------------------------------- memory */
+/* Scratch and outputs come from the pool on the calling thread's current stream; during a capture, from the graph. */
 wk_status wk_gpu_malloc(wk_gpu_dev *d, size_t bytes, void **ptr)
 {
     if (bytes == 0) {
@@ -17,28 +19,53 @@ wk_status wk_gpu_malloc(wk_gpu_dev *d, size_t bytes, void **ptr)
     if (wk_fi_fail(WK_FI_DEVICE)) /* scratch is a device allocation too, for the sweep (core/fault.h) */
         return wk_error(WK_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of scratch (injected)",
                         wk_gpu_dev_name(d), bytes);
-    return d->rt->alloc_async(d->ordinal, d->stream, bytes, ptr);
+    wk_stream *s = wk_stream_of(&d->base);
+    if (s->capture)
+        return wk_gpu_capture_alloc(d, s, bytes, ptr);
+    wk_status st = d->rt->alloc_async(d->ordinal, s->native, bytes, ptr);
+    if (st == WK_ERR_OUT_OF_MEMORY && atomic_load(&d->extra_streams)) {
+        wk_fi_absorb();
+        wk_gpu_release_flush(d); /* memory waiting for the other streams, then one more try */
+        if (d->free_stream)
+            d->rt->stream_sync(d->free_stream);
+        st = d->rt->alloc_async(d->ordinal, s->native, bytes, ptr);
+    }
+    return st;
+}
+
+/* Released on the current stream while it is the device's only one (stream order keeps that safe); with other
+ * streams, after every stream's queued work (stream.c); during a capture, by the graph (graph.c). */
+static void release(wk_gpu_dev *d, void *ptr, size_t bytes)
+{
+    wk_stream *s = wk_stream_of(&d->base);
+    if (s->capture)
+        wk_gpu_capture_free(d, s, ptr, bytes);
+    else if (atomic_load(&d->extra_streams) == 0)
+        d->rt->free_async(s->native, ptr);
+    else
+        wk_gpu_release_later(d, ptr, bytes);
 }
 
 void wk_gpu_free(wk_gpu_dev *d, void *ptr)
 {
     if (ptr)
-        d->rt->free_async(d->stream, ptr);
+        release(d, ptr, 0);
 }
 
 wk_status wk_gpu_memset(wk_gpu_dev *d, void *ptr, int byte, size_t bytes)
 {
-    return bytes ? d->rt->memset8(d->stream, ptr, byte, bytes) : WK_OK;
+    return bytes ? d->rt->memset8(wk_gpu_stream(d), ptr, byte, bytes) : WK_OK;
 }
 
 wk_status wk_gpu_copy_d2d(wk_gpu_dev *d, void *dst, const void *src, size_t bytes)
 {
-    return bytes ? d->rt->copy_d2d(d->stream, dst, src, bytes) : WK_OK;
+    return bytes ? d->rt->copy_d2d(wk_gpu_stream(d), dst, src, bytes) : WK_OK;
 }
 
 /* Size class of a small allocation, or -1. Tiny ops allocate and free an output per call: reusing
  * freed blocks of the same class on the same stream skips the driver (stream order keeps it safe: a
- * block is reused only by work queued after the work that last used it). */
+ * block is reused only by work queued after the work that last used it). Only the default stream uses the cache,
+ * and blocks enter it only while the device has no other stream. */
 static int cache_class(size_t bytes)
 {
     if (bytes == 0 || bytes > ((size_t)1 << (WK_GPU_CACHE_MIN_SHIFT + WK_GPU_CACHE_CLASSES - 1)))
@@ -72,7 +99,7 @@ static void poison_init(void)
 wk_status wk_gpu_slot_alloc(wk_device *dev, size_t bytes, void **ptr)
 {
     wk_gpu_dev *d = wk_gpu_enter(dev);
-    int c = cache_class(bytes);
+    int c = wk_stream_of(dev)->is_default ? cache_class(bytes) : -1;
     wk_status s = WK_OK;
     *ptr = NULL;
     if (c >= 0) {
@@ -102,8 +129,15 @@ wk_status wk_gpu_slot_alloc(wk_device *dev, size_t bytes, void **ptr)
 void wk_gpu_slot_free(wk_device *dev, void *ptr, size_t bytes)
 {
     wk_gpu_dev *d = wk_gpu_enter(dev);
-    int c = cache_class(bytes);
-    if (ptr && c >= 0) {
+    if (!ptr)
+        return;
+    if (atomic_load(&d->graph_mem_any) && wk_gpu_graph_mem_take(d, ptr)) {
+        release(d, ptr, bytes); /* a graph's memory goes back to the driver, never to the cache */
+        return;
+    }
+    bool alone = wk_stream_of(dev)->is_default && atomic_load(&d->extra_streams) == 0;
+    int c = alone ? cache_class(bytes) : -1;
+    if (c >= 0) {
         pthread_mutex_lock(&d->cache_lock);
         bool kept = d->cache_count[c] < WK_GPU_CACHE_DEPTH;
         if (kept)
@@ -112,12 +146,15 @@ void wk_gpu_slot_free(wk_device *dev, void *ptr, size_t bytes)
         if (kept)
             return;
     }
-    wk_gpu_free(d, ptr);
+    release(d, ptr, bytes);
 }
 
 wk_status wk_gpu_slot_upload(wk_device *dev, void *dst, const void *src, size_t bytes)
 {
-    return wk_gpu_upload(wk_gpu_enter(dev), dst, src, bytes);
+    wk_gpu_dev *d = wk_gpu_enter(dev);
+    WK_TRY(wk_gpu_refuse_capture(d, "upload", "an upload from host memory would read the host buffer again at "
+                                 "every replay: upload before the capture"));
+    return wk_gpu_upload(d, dst, src, bytes);
 }
 
 static const char *fault_op(int code)
@@ -136,14 +173,14 @@ static const char *fault_op(int code)
 }
 
 /* Waits for the stream, then turns a fault recorded by a kernel into a status naming the op and the index. */
-static wk_status sync_and_check(wk_gpu_dev *d)
+wk_status wk_gpu_sync_and_check(wk_gpu_dev *d, wk_gpu_handle stream)
 {
     wk_gpu_fault_rec fault = {0, 0, 0};
-    WK_TRY(d->rt->copy_d2h(d->stream, &fault, d->fault, sizeof fault));
-    WK_TRY(d->rt->stream_sync(d->stream));
+    WK_TRY(d->rt->copy_d2h(stream, &fault, d->fault, sizeof fault));
+    WK_TRY(d->rt->stream_sync(stream));
     if (fault.code == WK_GPU_FAULT_NONE)
         return WK_OK;
-    WK_TRY(d->rt->memset8(d->stream, d->fault, 0, sizeof fault));
+    WK_TRY(d->rt->memset8(stream, d->fault, 0, sizeof fault));
     if (fault.code == WK_GPU_FAULT_ATTENTION || fault.code == WK_GPU_FAULT_KV_APPEND)
         return wk_error(WK_ERR_INDEX_OUT_OF_RANGE, "%s: a sequence length or block id (%lld) is outside the cache on "
                         "%s (found on the device, reported at the next synchronisation; %s)", fault_op(fault.code),
@@ -154,12 +191,33 @@ static wk_status sync_and_check(wk_gpu_dev *d)
                     (long long)fault.value, d->base.name);
 }
 
+static const char host_wait[] = "it waits for the device";
+
 wk_status wk_gpu_slot_download(wk_device *dev, void *dst, const void *src, size_t bytes)
 {
     wk_gpu_dev *d = wk_gpu_enter(dev);
+    WK_TRY(wk_gpu_refuse_capture(d, "download", host_wait));
     if (bytes)
-        WK_TRY(d->rt->copy_d2h(d->stream, dst, src, bytes));
-    return sync_and_check(d);
+        WK_TRY(d->rt->copy_d2h(wk_gpu_stream(d), dst, src, bytes));
+    return wk_gpu_sync_and_check(d, wk_gpu_stream(d));
 }
 
-wk_status wk_gpu_slot_sync(wk_device *dev) { return sync_and_check(wk_gpu_enter(dev)); }
+/* Every stream of the device that is not capturing, then the faults they recorded. */
+wk_status wk_gpu_slot_sync(wk_device *dev)
+{
+    wk_gpu_dev *d = wk_gpu_enter(dev);
+    WK_TRY(wk_gpu_refuse_capture(d, "device_sync", host_wait));
+    if (atomic_load(&d->extra_streams)) {
+        wk_gpu_handle native[WK_GPU_MAX_STREAMS];
+        int n = 0;
+        pthread_mutex_lock(&d->streams_lock);
+        for (int i = 0; i < d->stream_count; i++)
+            if (!d->streams[i]->capture)
+                native[n++] = d->streams[i]->native;
+        pthread_mutex_unlock(&d->streams_lock);
+        for (int i = 0; i < n; i++)
+            WK_TRY(d->rt->stream_sync(native[i]));
+        wk_gpu_release_flush(d);
+    }
+    return wk_gpu_sync_and_check(d, d->base.default_stream.native);
+}

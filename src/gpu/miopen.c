@@ -62,8 +62,9 @@ const char *wk_miopen_status_text(wk_miopenStatus_t st)
 }
 
 /* MIOpen binds a handle to the device current when it is made: wk_gpu_lib_handle's caller has made it so. */
-static bool create(void *stream, void **handle, const char **call, const char **text)
+static bool create(wk_gpu_dev *d, void *stream, void **handle, const char **call, const char **text)
 {
+    (void)d;
     wk_miopenHandle_t h = NULL;
     *call = "miopenCreate";
     wk_miopenStatus_t st = wk_miopen.create(&h);

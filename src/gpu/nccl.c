@@ -440,12 +440,12 @@ static wk_status gpu_comm_run(void *impl, const wk_coll *k, bool grouped)
     }
     wk_gpu_dev *d = wk_gpu_enter(c->dev);
     double start = now_s();
-    wk_status s = k->side ? d->rt->stream_order(d->stream, c->side) : WK_OK;
+    wk_status s = k->side ? d->rt->stream_order(wk_gpu_stream(d), c->side) : WK_OK;
     if (s != WK_OK) {
         pthread_rwlock_unlock(&c->lock);
         return s;
     }
-    wk_ncclResult_t r = enqueue(c, k, (wk_ncclStream_t)(k->side ? c->side : d->stream));
+    wk_ncclResult_t r = enqueue(c, k, (wk_ncclStream_t)(k->side ? c->side : wk_gpu_stream(d)));
     c->side_in_group |= grouped && k->side;
     bool ok = grouped && r == WK_NCCL_SUCCESS ? true : settle(c, r, op, start, &s);
     pthread_rwlock_unlock(&c->lock);
@@ -520,7 +520,7 @@ static wk_status gpu_comm_join(void *impl)
 {
     gcomm *c = impl;
     wk_gpu_dev *d = wk_gpu_enter(c->dev);
-    return d->rt->stream_order(c->side, d->stream);
+    return d->rt->stream_order(c->side, wk_gpu_stream(d));
 }
 
 static wk_status gpu_comm_wait(void *impl)
@@ -533,7 +533,7 @@ static wk_status gpu_comm_wait(void *impl)
         s = gpu_comm_join(c);
     if (s == WK_OK) {
         wk_gpu_dev *d = wk_gpu_enter(c->dev);
-        s = d->rt->event_record(c->event, d->stream);
+        s = d->rt->event_record(c->event, wk_gpu_stream(d));
     }
     pthread_rwlock_unlock(&c->lock);
     bool done = false;

@@ -37,8 +37,9 @@ static const char *status_text(wk_rocblas_status st)
 /* Configured once and never changed: the stream is the device's, scalars come from the host, and atomics are
  * off so that results do not vary between runs (rocBLAS's split-K kernels otherwise sum partial products in
  * whatever order their atomics land). */
-static bool create(void *stream, void **handle, const char **call, const char **text)
+static bool create(wk_gpu_dev *d, void *stream, void **handle, const char **call, const char **text)
 {
+    (void)d;
     wk_rocblas_handle h = NULL;
     *call = "rocblas_create_handle";
     wk_rocblas_status st = rocblas.create(&h);

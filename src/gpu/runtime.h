@@ -57,6 +57,26 @@ struct wk_gpu_runtime {
     /* *done: whether the work before the record has finished (never blocks). */
     wk_status (*event_query)(wk_gpu_handle ev, bool *done);
     void (*event_free)(wk_gpu_handle ev);
+    /* ---- streams, events and graphs for the API's streams (wick.h "streams"; gpu/stream.c, gpu/graph.c) */
+    /* A non-blocking stream of normal priority on the current context. */
+    wk_status (*stream_create)(wk_gpu_handle *stream);
+    wk_status (*stream_query)(wk_gpu_handle stream, bool *idle);
+    /* An event, with timing or not. */
+    wk_status (*event_create)(wk_gpu_handle *ev, bool timing);
+    /* Work queued on stream from now on waits for ev's mark. */
+    wk_status (*stream_wait_event)(wk_gpu_handle stream, wk_gpu_handle ev);
+    /* Milliseconds between two timing events; *ready false (and WK_OK) when end's mark is not reached yet. */
+    wk_status (*event_elapsed)(wk_gpu_handle start, wk_gpu_handle end, float *ms, bool *ready);
+    /* Page-locks caller memory (portable) / undoes it. */
+    wk_status (*host_register)(void *ptr, size_t bytes);
+    wk_status (*host_unregister)(void *ptr);
+    /* Starts recording the calling thread's work on stream (work of other threads and streams runs as usual;
+     * calls that would wait for the device fail instead of invalidating other threads' captures). */
+    wk_status (*capture_begin)(wk_gpu_handle stream);
+    /* Ends the capture (always) and makes a replayable graph whose allocations are freed at its next launch. */
+    wk_status (*capture_end)(wk_gpu_handle stream, wk_gpu_handle *exec);
+    wk_status (*graph_launch)(wk_gpu_handle exec, wk_gpu_handle stream);
+    void (*graph_free)(wk_gpu_handle exec);
     /* Page-locked host memory (portable across the process's contexts). */
     wk_status (*host_alloc)(size_t bytes, void **ptr);
     void (*host_free)(void *ptr);

@@ -5,6 +5,7 @@
  * uploads go to the driver as they are. upload_fill stages bytes that a callback produces (the file loaders
  * read files straight into the buffers with pread). */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     const char *p;
     size_t n;
+    bool registered; /* wk_host_register's (else wk_host_alloc_pinned's) */
 } pinned[WK_GPU_MAX_PINNED];
 static int pinned_count;
 static atomic_int pinned_any; /* pinned_count, read without the lock so that uploads skip it when 0 */
@@ -40,19 +42,40 @@ static bool is_pinned(const void *src, size_t bytes)
     return found;
 }
 
+/* Adds [p, p + n) to the table; false when it is full. */
+static bool pinned_add(const void *p, size_t n, bool registered)
+{
+    pthread_mutex_lock(&pinned_lock);
+    bool room = pinned_count < WK_GPU_MAX_PINNED;
+    if (room) {
+        pinned[pinned_count].p = p, pinned[pinned_count].n = n, pinned[pinned_count++].registered = registered;
+        atomic_store(&pinned_any, pinned_count);
+    }
+    pthread_mutex_unlock(&pinned_lock);
+    return room;
+}
+
+/* Removes the block starting at p, made by wick (registered false) or registered; false when there is none. */
+static bool pinned_remove(const void *p, bool registered)
+{
+    bool found = false;
+    pthread_mutex_lock(&pinned_lock);
+    for (int i = 0; i < pinned_count && !found; i++)
+        if (pinned[i].p == p && pinned[i].registered == registered) {
+            pinned[i] = pinned[--pinned_count];
+            atomic_store(&pinned_any, pinned_count);
+            found = true;
+        }
+    pthread_mutex_unlock(&pinned_lock);
+    return found;
+}
+
 wk_status wk_gpu_host_alloc_pinned(wk_device *dev, size_t bytes, void **out)
 {
     wk_gpu_dev *d = wk_gpu_enter(dev);
     void *p = NULL;
     WK_TRY(d->rt->host_alloc(bytes ? bytes : 1, &p));
-    pthread_mutex_lock(&pinned_lock);
-    bool room = pinned_count < WK_GPU_MAX_PINNED;
-    if (room) {
-        pinned[pinned_count].p = p, pinned[pinned_count++].n = bytes;
-        atomic_store(&pinned_any, pinned_count);
-    }
-    pthread_mutex_unlock(&pinned_lock);
-    if (!room) {
+    if (!pinned_add(p, bytes, false)) {
         d->rt->host_free(p);
         return wk_error(WK_ERR_OUT_OF_MEMORY, "host_alloc_pinned: more than %d page-locked blocks at once",
                         WK_GPU_MAX_PINNED);
@@ -64,17 +87,36 @@ wk_status wk_gpu_host_alloc_pinned(wk_device *dev, size_t bytes, void **out)
 void wk_gpu_host_free_pinned(wk_device *dev, void *ptr)
 {
     wk_gpu_dev *d = wk_gpu_enter(dev);
-    bool found = false;
-    pthread_mutex_lock(&pinned_lock);
-    for (int i = 0; i < pinned_count && !found; i++)
-        if (pinned[i].p == ptr) {
-            pinned[i] = pinned[--pinned_count];
-            atomic_store(&pinned_any, pinned_count);
-            found = true;
-        }
-    pthread_mutex_unlock(&pinned_lock);
-    if (found)
+    if (pinned_remove(ptr, false))
         d->rt->host_free(ptr);
+}
+
+wk_status wk_gpu_host_register(wk_device *dev, void *ptr, size_t bytes)
+{
+    wk_gpu_dev *d = wk_gpu_enter(dev);
+    if (is_pinned(ptr, 1))
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "host_register: %p is page-locked already", ptr);
+    wk_status s = d->rt->host_register(ptr, bytes);
+    if (s != WK_OK) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s", wk_last_error());
+        return wk_error(s, "host_register: %zu bytes at %p: %s", bytes, ptr, msg);
+    }
+    if (!pinned_add(ptr, bytes, true)) {
+        d->rt->host_unregister(ptr);
+        return wk_error(WK_ERR_OUT_OF_MEMORY, "host_register: more than %d page-locked blocks at once",
+                        WK_GPU_MAX_PINNED);
+    }
+    return WK_OK;
+}
+
+wk_status wk_gpu_host_unregister(wk_device *dev, void *ptr)
+{
+    wk_gpu_dev *d = wk_gpu_enter(dev);
+    if (!pinned_remove(ptr, true))
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "host_unregister: %p is not the start of memory wk_host_register "
+                        "page-locked", ptr);
+    return d->rt->host_unregister(ptr);
 }
 
 /* A staging buffer's filler: bytes [offset, offset + n) of the source into buf. */
@@ -132,29 +174,41 @@ static wk_status staged(wk_gpu_dev *d, char *dst, size_t bytes, stage_fill fill,
             s = wk_error(WK_ERR_IO, "upload: reading bytes [%zu, %zu) of the source failed", at, at + n);
             break;
         }
-        s = d->rt->copy_h2d(d->stream, dst + at, d->stage[b], n);
+        s = d->rt->copy_h2d(wk_gpu_stream(d), dst + at, d->stage[b], n);
         if (s == WK_OK)
-            s = d->rt->event_record(d->stage_done[b], d->stream);
+            s = d->rt->event_record(d->stage_done[b], wk_gpu_stream(d));
     }
     return s;
 }
 
-wk_status wk_gpu_upload(wk_gpu_dev *d, void *dst, const void *src, size_t bytes)
+/* From page-locked memory one DMA, left in flight when `wait` is false; from pageable memory the driver's copy
+ * (small) or the staging ring, both of which have read the source when they return. */
+static wk_status upload(wk_gpu_dev *d, void *dst, const void *src, size_t bytes, bool wait)
 {
     if (!bytes)
         return WK_OK;
+    wk_gpu_handle stream = wk_gpu_stream(d);
     if (is_pinned(src, bytes)) {
-        /* DMA straight from the caller's page-locked memory: asynchronous, so wait for it before returning
-         * (upload's contract: the caller may reuse src at once). */
-        WK_TRY(d->rt->copy_h2d(d->stream, dst, src, bytes));
-        return d->rt->stream_sync(d->stream);
+        WK_TRY(d->rt->copy_h2d(stream, dst, src, bytes));
+        return wait ? d->rt->stream_sync(stream) : WK_OK;
     }
     if (bytes < WK_GPU_STAGE_MIN || !d->rt->host_alloc)
-        return d->rt->copy_h2d(d->stream, dst, src, bytes);
+        return d->rt->copy_h2d(stream, dst, src, bytes);
     pthread_mutex_lock(&d->stage_lock);
     wk_status s = staged(d, dst, bytes, fill_memcpy, (void *)src);
     pthread_mutex_unlock(&d->stage_lock);
     return s;
+}
+
+/* upload's contract: the caller may reuse src at once, so a DMA from page-locked memory is waited for. */
+wk_status wk_gpu_upload(wk_gpu_dev *d, void *dst, const void *src, size_t bytes)
+{
+    return upload(d, dst, src, bytes, true);
+}
+
+wk_status wk_gpu_upload_async(wk_gpu_dev *d, void *dst, const void *src, size_t bytes)
+{
+    return upload(d, dst, src, bytes, false);
 }
 
 wk_status wk_gpu_upload_fill(wk_device *dev, void *dst, size_t bytes, stage_fill fill, void *ctx)

@@ -50,22 +50,57 @@ bool wk_gpu_lib_load(wk_gpu_lib *l, const char **why)
     return true;
 }
 
+/* The handle made for (ordinal, stream) among the other streams', or NULL. */
+static void *stream_handle(wk_gpu_lib *l, int ord, void *stream)
+{
+    int n = atomic_load_explicit(&l->on_stream_count, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (l->on_stream[i].stream == stream && l->on_stream[i].ordinal == ord)
+            return l->on_stream[i].handle;
+    return NULL;
+}
+
+/* Makes the handle under make_lock; NULL with handle_error filled on failure. */
+static void *make_handle(wk_gpu_lib *l, wk_gpu_dev *d, void *stream, bool on_default)
+{
+    int ord = wk_gpu_ordinal(d);
+    const char *call = NULL, *text = NULL;
+    void *h = NULL;
+    if (!on_default && atomic_load(&l->on_stream_count) == WK_GPU_LIB_STREAM_HANDLES) {
+        snprintf(handle_error, sizeof handle_error, "%s on %s: handles for %d streams made already (the most "
+                 "wick keeps)", l->name, wk_gpu_dev_name(d), WK_GPU_LIB_STREAM_HANDLES);
+        return NULL;
+    }
+    if (!l->create(d, stream, &h, &call, &text)) {
+        snprintf(handle_error, sizeof handle_error, "%s on %s: %s failed: %s", l->name, wk_gpu_dev_name(d), call,
+                 text);
+        return NULL;
+    }
+    if (on_default) {
+        atomic_store_explicit(&l->handle[ord], h, memory_order_release);
+    } else {
+        int n = atomic_load(&l->on_stream_count);
+        l->on_stream[n] = (struct wk_gpu_lib_stream){.stream = stream, .handle = h, .ordinal = ord};
+        atomic_store_explicit(&l->on_stream_count, n + 1, memory_order_release);
+    }
+    return h;
+}
+
 void *wk_gpu_lib_handle(wk_gpu_lib *l, wk_gpu_dev *d, const char **why)
 {
     if (!wk_gpu_lib_load(l, why))
         return NULL;
     int ord = wk_gpu_ordinal(d); /* below WK_GPU_MAX_DEVICES: the backend opens no more */
-    void *h = atomic_load_explicit(&l->handle[ord], memory_order_acquire);
+    void *stream = wk_gpu_stream(d);
+    bool on_default = wk_gpu_on_default_stream(d);
+    void *h = on_default ? atomic_load_explicit(&l->handle[ord], memory_order_acquire)
+                         : stream_handle(l, ord, stream);
     if (h)
         return h;
     pthread_mutex_lock(&l->make_lock);
-    h = atomic_load_explicit(&l->handle[ord], memory_order_relaxed);
-    const char *call = NULL, *text = NULL;
-    if (!h && l->create(wk_gpu_stream(d), &h, &call, &text))
-        atomic_store_explicit(&l->handle[ord], h, memory_order_release);
-    else if (!h)
-        snprintf(handle_error, sizeof handle_error, "%s on %s: %s failed: %s", l->name, wk_gpu_dev_name(d), call,
-                 text);
+    h = on_default ? atomic_load_explicit(&l->handle[ord], memory_order_relaxed) : stream_handle(l, ord, stream);
+    if (!h)
+        h = make_handle(l, d, stream, on_default);
     pthread_mutex_unlock(&l->make_lock);
     if (!h)
         *why = handle_error;

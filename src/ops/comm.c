@@ -288,6 +288,10 @@ static wk_status check_in_place(const char *op, const wk_comm *c, const wk_tenso
 
 wk_status wk_comm_queue(wk_comm *c, const wk_coll *k)
 {
+    wk_stream *s = wk_stream_of(c->dev);
+    if (s->capture)
+        return wk_capture_fail(s, WK_ERR_UNSUPPORTED, "%s: collectives cannot be captured into a graph (run them "
+                               "outside the capture)", wk_coll_name(k->kind));
     if (group.depth > 0)
         WK_TRY(join_group(c->be));
     return c->be->run(c->impl, k, group.depth > 0);

@@ -58,6 +58,7 @@ SAME_VALUE(WK_CUBLAS_GEMM_DEFAULT, CUBLAS_GEMM_DEFAULT);
 SAME_FN(cublasCreate_v2);
 SAME_FN(cublasDestroy_v2);
 SAME_FN(cublasSetStream_v2);
+SAME_FN(cublasSetWorkspace_v2);
 SAME_FN(cublasSetPointerMode_v2);
 SAME_FN(cublasSetMathMode);
 SAME_FN(cublasGetStatusString);
