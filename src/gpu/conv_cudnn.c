@@ -226,7 +226,8 @@ static wk_status choose(conv_call *c, conv_plan *p)
         if (rs == WK_CUDNN_STATUS_SUCCESS && mem > most)
             most = mem;
     }
-    WK_TRY(find(c, p, most));
+    if (!wk_gpu_capturing(c->d)) /* timing runs and waits: a capture takes the heuristic's order alone */
+        WK_TRY(find(c, p, most));
     for (int i = 0; i < got; i++) {
         wk_cudnnStatus_t rs = c->transposed ? bwd[i].status : fwd[i].status;
         if (rs == WK_CUDNN_STATUS_SUCCESS)
@@ -272,7 +273,7 @@ static wk_status attempt(conv_call *c, const int xstride[4])
     bool changed = false;
     if (!wk_gpu_plan_find(&plans, &p.key, &p)) {
         WK_TRY(choose(c, &p));
-        changed = true;
+        changed = !wk_gpu_capturing(c->d); /* an untimed plan is not kept: the next call outside a capture times */
     }
     wk_status s = p.n > 0 ? wk_gpu_conv_run_candidates(c->d, c->op, "cuDNN", p.cand, &p.n, run_algo, c, &changed)
                           : wk_error(WK_ERR_UNSUPPORTED, "%s: cuDNN has no algorithm for this case", c->op);

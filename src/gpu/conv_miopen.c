@@ -175,7 +175,10 @@ static wk_status conv_locked(conv_call *c, conv_plan *p)
 {
     bool changed = false;
     wk_status s = describe(c);
-    if (s == WK_OK && p->n < 0) { /* no plan for this key yet */
+    if (s == WK_OK && p->n < 0) /* no plan for this key yet: MIOpen's find runs and waits */
+        s = wk_gpu_refuse_capture(c->d, c->op, "MIOpen must find this shape's algorithm first: run the op once "
+                                  "before the capture");
+    if (s == WK_OK && p->n < 0) {
         s = choose(c, p);
         changed = s == WK_OK;
     }

@@ -1,0 +1,32 @@
+/* streams.h: what the stream tests' files share: the check macros and random inputs. */
+#ifndef WK_TEST_STREAMS_H
+#define WK_TEST_STREAMS_H
+
+#include <stdio.h>
+
+#include "wick.h"
+
+extern int checks, failures;
+
+#define CHECK(cond, ...)                                                                                        \
+    do {                                                                                                      \
+        checks++;                                                                                             \
+        if (!(cond)) {                                                                                        \
+            failures++;                                                                                       \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                       \
+            printf(__VA_ARGS__);                                                                              \
+            printf(" (last error: %s)\n", wk_last_error());                                                   \
+        }                                                                                                     \
+    } while (0)
+#define OK(call) CHECK((call) == WK_OK, "%s", #call)
+#define FAILS(call, code) CHECK((call) == (code), "%s should give %d", #call, (int)(code))
+
+float frand(void); /* uniform in [-0.5, 0.5) */
+/* A new f32 tensor of random values on dev (NULL on failure). */
+wk_tensor *rand_tensor(wk_device *dev, int rank, const int64_t *shape);
+
+/* graphs.c */
+void test_graphs(wk_device *dev, bool gpu);
+void test_stream_errors(wk_device *dev, bool gpu);
+
+#endif
