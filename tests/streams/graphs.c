@@ -8,6 +8,12 @@
 
 #define NOUT 4
 #define REPLAYS 100
+/* WICK_STREAMS_QUICK=1 (under compute-sanitizer): fewer replays and captures. */
+static int quick(int full, int few)
+{
+    const char *v = getenv("WICK_STREAMS_QUICK");
+    return v && *v && strcmp(v, "0") != 0 ? few : full;
+}
 
 /* What the captured sequence reads: inputs rewritten before each replay, and constants. */
 typedef struct model {
@@ -132,7 +138,8 @@ static void replay_against_eager(wk_device *dev, model *m, wk_graph *g, wk_tenso
                                                                                 : 8 * 64 * sizeof(float));
     double worst = 0;
     int failed = 0;
-    for (int r = 0; r < REPLAYS; r++) {
+    int replays = quick(REPLAYS, 5);
+    for (int r = 0; r < replays; r++) {
         new_inputs(m, buf);
         OK(wk_stream_sync(wk_stream_current(dev))); /* buf is pageable: the write has read it, but keep it simple */
         OK(wk_graph_launch(g, NULL));
@@ -148,9 +155,9 @@ static void replay_against_eager(wk_device *dev, model *m, wk_graph *g, wk_tenso
         }
     }
     CHECK(failed == 0 && worst <= 1e-4, "%d replays: worst relative difference from eager %.3g, %d eager failures",
-          REPLAYS, worst, failed);
+          replays, worst, failed);
     printf("  %s: %d replays of 24 captured ops, worst relative difference from eager %.3g\n", wk_device_name(dev),
-           REPLAYS, worst);
+           replays, worst);
     free(buf);
 }
 
@@ -159,8 +166,8 @@ static void replay_against_eager(wk_device *dev, model *m, wk_graph *g, wk_tenso
 static void graph_memory_released(wk_device *dev, wk_stream *s)
 {
     const int64_t n = (int64_t)64 << 20;
-    int done = 0;
-    for (int i = 0; i < 600; i++) {
+    int done = 0, rounds = quick(600, 3);
+    for (int i = 0; i < rounds; i++) {
         wk_tensor *big = NULL, *sum = NULL;
         wk_graph *g = NULL;
         if (wk_stream_begin_capture(s) != WK_OK)
@@ -183,7 +190,7 @@ static void graph_memory_released(wk_device *dev, wk_stream *s)
         wk_tensor_release(sum);
         done++;
     }
-    CHECK(done == 600, "600 captures of a 256 MiB temporary: %d went through", done);
+    CHECK(done == rounds, "%d captures of a 256 MiB temporary: %d went through", rounds, done);
 }
 
 /* Calls that cannot be captured fail the capture, which then gives no graph; the stream stays usable. */
