@@ -52,8 +52,9 @@ struct wk_gpu_dev {
     void *pending[WK_GPU_PENDING_FREES];
     int pending_count;
     size_t pending_bytes;
-    /* Memory a graph allocated and a tensor still holds (graph.c): never cached, always returned to the driver. */
-    void **graph_mem;
+    /* The outputs of captures (graph.c): never cached; returned to the driver only while a launch has them
+     * allocated. */
+    struct wk_gpu_graph_mem *graph_mem;
     int graph_mem_count, graph_mem_cap;
     atomic_int graph_mem_any;
 };
@@ -104,8 +105,8 @@ void wk_gpu_release_flush(wk_gpu_dev *d); /* the batch now (a sync, out of memor
  * After the capture, the graph's memory that tensors hold is returned to the driver, never cached. */
 wk_status wk_gpu_capture_alloc(wk_gpu_dev *d, wk_stream *s, size_t bytes, void **ptr);
 void wk_gpu_capture_free(wk_gpu_dev *d, wk_stream *s, void *ptr, size_t bytes);
-/* True (and forgotten) when ptr is a graph's memory that a tensor held. */
-bool wk_gpu_graph_mem_take(wk_gpu_dev *d, void *ptr);
+/* True when ptr is a capture's output: then released as graph memory is (graph.c), not by the caller. */
+bool wk_gpu_graph_mem_release(wk_gpu_dev *d, void *ptr, size_t bytes);
 wk_status wk_gpu_graph_begin(wk_stream *s);
 wk_status wk_gpu_graph_end(wk_stream *s, wk_graph *g);
 wk_status wk_gpu_graph_launch(wk_graph *g, wk_stream *s);

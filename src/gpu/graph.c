@@ -70,25 +70,89 @@ void wk_gpu_capture_free(wk_gpu_dev *d, wk_stream *s, void *ptr, size_t bytes)
     wk_gpu_release_later(d, ptr, bytes);
 }
 
-bool wk_gpu_graph_mem_take(wk_gpu_dev *d, void *ptr)
+/* A capture's output: graph memory, allocated by each launch (and freed by the next, which allocates it again) at
+ * the same address. The driver frees it only while a launch has it allocated (`live`); a tensor holds it until
+ * released (`held`); once both are over, or the graph is gone and no tensor holds it, the record goes. */
+struct wk_gpu_graph_mem {
+    void *ptr;
+    const void *graph; /* NULL: the graph is destroyed, or the capture failed (never allocated) */
+    bool live, held;
+};
+
+static int mem_find(const wk_gpu_dev *d, const void *ptr)
 {
-    pthread_mutex_lock(&d->streams_lock);
-    bool found = list_take(d->graph_mem, &d->graph_mem_count, ptr);
-    atomic_store(&d->graph_mem_any, d->graph_mem_count);
-    pthread_mutex_unlock(&d->streams_lock);
-    return found;
+    for (int i = d->graph_mem_count - 1; i >= 0; i--)
+        if (d->graph_mem[i].ptr == ptr)
+            return i;
+    return -1;
 }
 
-/* The graph memory still held when the capture ends belongs to tensors (the graph's outputs). */
-static bool keep_outputs(wk_gpu_dev *d, capture *c)
+static void mem_drop(wk_gpu_dev *d, int i)
+{
+    d->graph_mem[i] = d->graph_mem[--d->graph_mem_count];
+    atomic_store(&d->graph_mem_any, d->graph_mem_count);
+}
+
+bool wk_gpu_graph_mem_release(wk_gpu_dev *d, void *ptr, size_t bytes)
+{
+    pthread_mutex_lock(&d->streams_lock);
+    int i = mem_find(d, ptr);
+    bool live = i >= 0 && d->graph_mem[i].live;
+    if (i >= 0) {
+        d->graph_mem[i].held = d->graph_mem[i].live = false;
+        if (!d->graph_mem[i].graph)
+            mem_drop(d, i);
+    }
+    pthread_mutex_unlock(&d->streams_lock);
+    if (live)
+        wk_gpu_release_later(d, ptr, bytes); /* after the launches that use it */
+    return i >= 0;
+}
+
+/* The memory still held when the capture ends belongs to tensors: the graph's outputs (graph NULL: the capture
+ * failed, nothing will allocate it). */
+static bool keep_outputs(wk_gpu_dev *d, capture *c, const void *graph)
 {
     bool ok = true;
     pthread_mutex_lock(&d->streams_lock);
-    for (int i = 0; i < c->count && ok; i++)
-        ok = list_add(&d->graph_mem, &d->graph_mem_count, &d->graph_mem_cap, c->mem[i]);
+    for (int i = 0; i < c->count && ok; i++) {
+        if (d->graph_mem_count == d->graph_mem_cap) {
+            int grown = d->graph_mem_cap ? d->graph_mem_cap * 2 : 64;
+            struct wk_gpu_graph_mem *m = realloc(d->graph_mem, (size_t)grown * sizeof *m);
+            if (!(ok = m != NULL))
+                break;
+            d->graph_mem = m, d->graph_mem_cap = grown;
+        }
+        d->graph_mem[d->graph_mem_count++] = (struct wk_gpu_graph_mem){c->mem[i], graph, false, true};
+    }
     atomic_store(&d->graph_mem_any, d->graph_mem_count);
     pthread_mutex_unlock(&d->streams_lock);
     return ok;
+}
+
+/* After a launch every output of g is allocated; when g goes, those no tensor holds are freed after its launches. */
+static void outputs_launched(wk_gpu_dev *d, const void *g, bool destroyed)
+{
+    void *free_now[64];
+    int n = 0;
+    pthread_mutex_lock(&d->streams_lock);
+    for (int i = d->graph_mem_count - 1; i >= 0; i--) {
+        struct wk_gpu_graph_mem *m = &d->graph_mem[i];
+        if (m->graph != g)
+            continue;
+        if (!destroyed) {
+            m->live = true;
+        } else if (m->held) {
+            m->graph = NULL;
+        } else {
+            if (m->live && n < 64)
+                free_now[n++] = m->ptr;
+            mem_drop(d, i);
+        }
+    }
+    pthread_mutex_unlock(&d->streams_lock);
+    for (int i = 0; i < n; i++)
+        wk_gpu_release_later(d, free_now[i], 0);
 }
 
 /* The vendor libraries' handles for the stream are made now: making them allocates, which a capture refuses. */
@@ -133,8 +197,8 @@ wk_status wk_gpu_graph_end(wk_stream *s, wk_graph *g)
         st = wk_error(st, "stream_end_capture: the driver refused the capture (a call inside it that cannot be "
                       "captured): %s", msg);
     }
-    /* Kept out of the cache even when the capture failed: that memory is the graph's, backed only during a replay. */
-    if (!keep_outputs(d, c) && st == WK_OK) {
+    /* Kept out of the cache even when the capture failed: that memory is the graph's, backed only by a launch. */
+    if (!keep_outputs(d, c, st == WK_OK ? g : NULL) && st == WK_OK) {
         d->rt->graph_free(exec);
         st = wk_error(WK_ERR_OUT_OF_MEMORY, "stream_end_capture: out of host memory");
     }
@@ -148,11 +212,16 @@ wk_status wk_gpu_graph_end(wk_stream *s, wk_graph *g)
 wk_status wk_gpu_graph_launch(wk_graph *g, wk_stream *s)
 {
     wk_gpu_dev *d = wk_gpu_enter(g->dev);
-    return d->rt->graph_launch(g->native, s->native);
+    WK_TRY(d->rt->graph_launch(g->native, s->native));
+    if (atomic_load(&d->graph_mem_any))
+        outputs_launched(d, g, false);
+    return WK_OK;
 }
 
 void wk_gpu_graph_destroy(wk_graph *g)
 {
     wk_gpu_dev *d = wk_gpu_enter(g->dev);
     d->rt->graph_free(g->native);
+    if (atomic_load(&d->graph_mem_any))
+        outputs_launched(d, g, true);
 }

@@ -131,10 +131,8 @@ void wk_gpu_slot_free(wk_device *dev, void *ptr, size_t bytes)
     wk_gpu_dev *d = wk_gpu_enter(dev);
     if (!ptr)
         return;
-    if (atomic_load(&d->graph_mem_any) && wk_gpu_graph_mem_take(d, ptr)) {
-        release(d, ptr, bytes); /* a graph's memory goes back to the driver, never to the cache */
-        return;
-    }
+    if (atomic_load(&d->graph_mem_any) && wk_gpu_graph_mem_release(d, ptr, bytes))
+        return; /* a graph's memory goes back to the driver, never to the cache */
     bool alone = wk_stream_of(dev)->is_default && atomic_load(&d->extra_streams) == 0;
     int c = alone ? cache_class(bytes) : -1;
     if (c >= 0) {
