@@ -59,7 +59,7 @@ static void load_runtime(void)
         return;
     }
 #define WK_HIP_RESOLVE(name, params)                                                                         \
-    if (!wk_gpu_dlsym(h, #name, &wk_hip.name)) {                                                                \
+    if (!wk_gpu_dlsym(h, #name, &wk_hip.name)) {                                                             \
         snprintf(load_why, sizeof load_why, "libamdhip64 lacks %s (ROCm too old for wick)", #name);          \
         return;                                                                                              \
     }
@@ -78,7 +78,8 @@ static void load_runtime(void)
      * hipInit answers hipErrorInvalidDevice; others answer hipErrorNoDevice. */
     if (r != WK_HIP_SUCCESS && r != WK_HIP_ERROR_NO_DEVICE && r != WK_HIP_ERROR_INVALID_DEVICE) {
         char buf[256];
-        snprintf(load_why, sizeof load_why, "libamdhip64 loaded but hipInit failed: %s", wk_hip_text(r, buf, sizeof buf));
+        snprintf(load_why, sizeof load_why, "libamdhip64 loaded but hipInit failed: %s",
+                 wk_hip_text(r, buf, sizeof buf));
         return;
     }
     /* HIP_VERSION = major * 10000000 + minor * 100000 + patch. hipDriverGetVersion reports the same scheme
@@ -146,7 +147,8 @@ static wk_status hip_device_open(int ordinal, wk_gpu_props *props, wk_gpu_handle
      * object bundle picks the matching target itself at hipModuleLoadData. */
     snprintf(props->arch, sizeof props->arch, "gfx?");
     /* A runtime older than the attribute answers hipErrorInvalidValue: that means no pools, not failure. */
-    if (wk_hip.hipDeviceGetAttribute(&pools_ok, WK_HIP_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, ordinal) != WK_HIP_SUCCESS)
+    if (wk_hip.hipDeviceGetAttribute(&pools_ok, WK_HIP_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, ordinal) !=
+        WK_HIP_SUCCESS)
         pools_ok = 0;
     use_pool[ordinal] = pools_ok && wk_hip.hipDeviceGetDefaultMemPool && wk_hip.hipMemPoolSetAttribute &&
                         wk_hip.hipMemPoolTrimTo && wk_hip.hipMallocAsync && wk_hip.hipFreeAsync;
