@@ -1,22 +1,16 @@
 /* hip.c: the HIP runtime API (libamdhip64, loaded with dlopen) behind the vendor-neutral runtime table, for
- * AMD GPUs. Host code needs no HIP header; tests/abi/hip_abi.c checks hip_api.h against hip_runtime_api.h. */
+ * AMD GPUs (the API's streams, events and graphs: hip_graph.c). Host code needs no HIP header;
+ * tests/abi/hip_abi.c checks hip_api.h against hip_runtime_api.h. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/hip_api.h"
-#include "gpu/runtime.h"
+#include "gpu/hip.h"
 
-static struct {
-#define WK_HIP_FN_FIELD(name, params) wk_##name##_fn name;
-    WK_HIP_FUNCTIONS(WK_HIP_FN_FIELD)
-    WK_HIP_COPY_IN_FUNCTIONS(WK_HIP_FN_FIELD)
-    WK_HIP_OPTIONAL_FUNCTIONS(WK_HIP_FN_FIELD)
-    WK_HIP_TEXT_FUNCTIONS(WK_HIP_FN_FIELD)
-#undef WK_HIP_FN_FIELD
-} hip;
+wk_hip_api wk_hip;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static wk_status load_status = WK_ERR_DEVICE;
@@ -27,13 +21,17 @@ static char driver_version_text[32];
 static wk_hipMemPool_t pools[WK_GPU_MAX_DEVICES];
 static bool use_pool[WK_GPU_MAX_DEVICES];      /* hipMallocAsync/hipFreeAsync, else hipMalloc/hipFree */
 static wk_hipStream_t streams[WK_GPU_MAX_DEVICES]; /* free_async gets only the stream: this finds its device */
+/* Whether a device opened so far allocates with hipMalloc. In practice all or none do: the pool attribute is the
+ * process-wide HIP_MEM_POOL_SUPPORT and the symbols are the library's. free_async reads it for streams not in
+ * streams[] (the API's, the side streams), whose device it cannot tell. */
+static atomic_bool any_plain;
 
 /* "hipErrorOutOfMemory (out of memory)": HIP's own name and text for r. HIP returns the strings directly
  * (CUDA's driver API writes them through a pointer). */
-static const char *hip_text(wk_hipError_t r, char *buf, size_t cap)
+const char *wk_hip_text(wk_hipError_t r, char *buf, size_t cap)
 {
-    const char *name = hip.hipGetErrorName ? hip.hipGetErrorName(r) : NULL;
-    const char *text = hip.hipGetErrorString ? hip.hipGetErrorString(r) : NULL;
+    const char *name = wk_hip.hipGetErrorName ? wk_hip.hipGetErrorName(r) : NULL;
+    const char *text = wk_hip.hipGetErrorString ? wk_hip.hipGetErrorString(r) : NULL;
     /* HIP 5.x's hipGetErrorString returns the name again ("hipErrorInvalidDevice"); ROCm 6+ gives a sentence.
      * Say the name once when there is no separate text. */
     if (name && text && strcmp(name, text) == 0)
@@ -43,18 +41,11 @@ static const char *hip_text(wk_hipError_t r, char *buf, size_t cap)
     return buf;
 }
 
-static wk_status hip_fail(wk_status s, const char *call, wk_hipError_t r)
+wk_status wk_hip_fail(wk_status s, const char *call, wk_hipError_t r)
 {
     char buf[256];
-    return wk_error(s, "%s: %s", call, hip_text(r, buf, sizeof buf));
+    return wk_error(s, "%s: %s", call, wk_hip_text(r, buf, sizeof buf));
 }
-
-#define HIP_TRY(call, args)                                                                                  \
-    do {                                                                                                     \
-        wk_hipError_t r_ = hip.call args;                                                                    \
-        if (r_ != WK_HIP_SUCCESS)                                                                            \
-            return hip_fail(r_ == WK_HIP_ERROR_OUT_OF_MEMORY ? WK_ERR_OUT_OF_MEMORY : WK_ERR_BACKEND, #call, r_); \
-    } while (0)
 
 static void load_runtime(void)
 {
@@ -68,7 +59,7 @@ static void load_runtime(void)
         return;
     }
 #define WK_HIP_RESOLVE(name, params)                                                                         \
-    if (!wk_gpu_dlsym(h, #name, &hip.name)) {                                                                \
+    if (!wk_gpu_dlsym(h, #name, &wk_hip.name)) {                                                             \
         snprintf(load_why, sizeof load_why, "libamdhip64 lacks %s (ROCm too old for wick)", #name);          \
         return;                                                                                              \
     }
@@ -76,22 +67,25 @@ static void load_runtime(void)
     WK_HIP_COPY_IN_FUNCTIONS(WK_HIP_RESOLVE)
     WK_HIP_TEXT_FUNCTIONS(WK_HIP_RESOLVE)
 #undef WK_HIP_RESOLVE
-#define WK_HIP_RESOLVE_OPTIONAL(name, params) wk_gpu_dlsym(h, #name, &hip.name);
+#define WK_HIP_RESOLVE_OPTIONAL(name, params) wk_gpu_dlsym(h, #name, &wk_hip.name);
     WK_HIP_OPTIONAL_FUNCTIONS(WK_HIP_RESOLVE_OPTIONAL)
+    WK_HIP_GRAPH_FUNCTIONS(WK_HIP_RESOLVE_OPTIONAL)
+    WK_HIP_RESOLVE_OPTIONAL(hipGraphAddMemAllocNode, ())
 #undef WK_HIP_RESOLVE_OPTIONAL
-    wk_hipError_t r = hip.hipInit(0);
+    wk_hipError_t r = wk_hip.hipInit(0);
     /* No GPU is not a load failure: the library is there, and device_count then reports 0 devices, so the
      * user is told which of the two (library, device) was missing. Without a GPU (no /dev/kfd) HIP 5.2's
      * hipInit answers hipErrorInvalidDevice; others answer hipErrorNoDevice. */
     if (r != WK_HIP_SUCCESS && r != WK_HIP_ERROR_NO_DEVICE && r != WK_HIP_ERROR_INVALID_DEVICE) {
         char buf[256];
-        snprintf(load_why, sizeof load_why, "libamdhip64 loaded but hipInit failed: %s", hip_text(r, buf, sizeof buf));
+        snprintf(load_why, sizeof load_why, "libamdhip64 loaded but hipInit failed: %s",
+                 wk_hip_text(r, buf, sizeof buf));
         return;
     }
     /* HIP_VERSION = major * 10000000 + minor * 100000 + patch. hipDriverGetVersion reports the same scheme
      * on recent ROCm but needs a device on some releases, so the runtime's version is the one shown. */
     int v = 0;
-    if (hip.hipRuntimeGetVersion(&v) == WK_HIP_SUCCESS && v > 0)
+    if (wk_hip.hipRuntimeGetVersion(&v) == WK_HIP_SUCCESS && v > 0)
         snprintf(driver_version_text, sizeof driver_version_text, "%d.%d.%d", v / 10000000, (v / 100000) % 100,
                  v % 100000);
     else
@@ -108,10 +102,11 @@ static wk_status hip_load(const char **why)
 }
 
 static const char *hip_driver_version(void) { return driver_version_text; }
+const char *wk_hip_version(void) { return driver_version_text; }
 
 static wk_status hip_device_count(int *count)
 {
-    wk_hipError_t r = hip.hipGetDeviceCount(count);
+    wk_hipError_t r = wk_hip.hipGetDeviceCount(count);
     /* Both mean that no usable GPU is present (see load_runtime), which is a count of zero, not a failure. */
     if (r == WK_HIP_ERROR_NO_DEVICE || r == WK_HIP_ERROR_INVALID_DEVICE) {
         *count = 0;
@@ -119,7 +114,7 @@ static wk_status hip_device_count(int *count)
     }
     if (r != WK_HIP_SUCCESS) {
         *count = 0;
-        return hip_fail(WK_ERR_BACKEND, "hipGetDeviceCount", r);
+        return wk_hip_fail(WK_ERR_BACKEND, "hipGetDeviceCount", r);
     }
     return WK_OK;
 }
@@ -152,10 +147,11 @@ static wk_status hip_device_open(int ordinal, wk_gpu_props *props, wk_gpu_handle
      * object bundle picks the matching target itself at hipModuleLoadData. */
     snprintf(props->arch, sizeof props->arch, "gfx?");
     /* A runtime older than the attribute answers hipErrorInvalidValue: that means no pools, not failure. */
-    if (hip.hipDeviceGetAttribute(&pools_ok, WK_HIP_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, ordinal) != WK_HIP_SUCCESS)
+    if (wk_hip.hipDeviceGetAttribute(&pools_ok, WK_HIP_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, ordinal) !=
+        WK_HIP_SUCCESS)
         pools_ok = 0;
-    use_pool[ordinal] = pools_ok && hip.hipDeviceGetDefaultMemPool && hip.hipMemPoolSetAttribute &&
-                        hip.hipMemPoolTrimTo && hip.hipMallocAsync && hip.hipFreeAsync;
+    use_pool[ordinal] = pools_ok && wk_hip.hipDeviceGetDefaultMemPool && wk_hip.hipMemPoolSetAttribute &&
+                        wk_hip.hipMemPoolTrimTo && wk_hip.hipMallocAsync && wk_hip.hipFreeAsync;
     if (use_pool[ordinal]) {
         /* Keep freed memory in the pool: small ops then never reach the runtime's allocator. */
         wk_hipMemPool_t pool;
@@ -163,6 +159,8 @@ static wk_status hip_device_open(int ordinal, wk_gpu_props *props, wk_gpu_handle
         HIP_TRY(hipDeviceGetDefaultMemPool, (&pool, ordinal));
         HIP_TRY(hipMemPoolSetAttribute, (pool, WK_HIP_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep));
         pools[ordinal] = pool;
+    } else {
+        atomic_store(&any_plain, true);
     }
     HIP_TRY(hipStreamCreateWithFlags, (&s, WK_HIP_STREAM_NON_BLOCKING));
     streams[ordinal] = s;
@@ -176,6 +174,8 @@ static wk_status hip_make_current(wk_gpu_handle ctx)
     HIP_TRY(hipSetDevice, (ctx_ordinal(ctx)));
     return WK_OK;
 }
+
+bool wk_hip_plain_alloc(void) { return atomic_load(&any_plain); }
 
 /* The device whose stream this is (device_open recorded it); -1 if unknown. */
 static int stream_ordinal(wk_hipStream_t s)
@@ -215,13 +215,13 @@ static wk_status hip_alloc_async(int ordinal, wk_gpu_handle stream, size_t bytes
         return wk_error(WK_ERR_DEVICE, "alloc: rocm:%d is not a device wick opened", ordinal);
     if (use_pool[ordinal]) {
         call = "hipMallocAsync";
-        r = hip.hipMallocAsync(&p, bytes, (wk_hipStream_t)stream);
+        r = wk_hip.hipMallocAsync(&p, bytes, (wk_hipStream_t)stream);
         if (r == WK_HIP_ERROR_OUT_OF_MEMORY) {
             /* The pool may hold freed blocks of other sizes: let queued work finish, give them back, retry.
              * (Best effort: the retry's status is what counts.) */
-            (void)hip.hipStreamSynchronize((wk_hipStream_t)stream);
-            (void)hip.hipMemPoolTrimTo(pools[ordinal], 0);
-            r = hip.hipMallocAsync(&p, bytes, (wk_hipStream_t)stream);
+            (void)wk_hip.hipStreamSynchronize((wk_hipStream_t)stream);
+            (void)wk_hip.hipMemPoolTrimTo(pools[ordinal], 0);
+            r = wk_hip.hipMallocAsync(&p, bytes, (wk_hipStream_t)stream);
         }
     } else {
         /* hipMalloc allocates on the calling thread's current device: make it this one for the call, and
@@ -231,18 +231,18 @@ static wk_status hip_alloc_async(int ordinal, wk_gpu_handle stream, size_t bytes
         WK_TRY(device_enter(ordinal, &before));
         /* No retry on out of memory: this path keeps no cache of its own (hipFree returns memory at once),
          * so there is nothing to release first. */
-        r = hip.hipMalloc(&p, bytes);
+        r = wk_hip.hipMalloc(&p, bytes);
         wk_status s = device_leave(ordinal, before);
         if (s != WK_OK) {
             if (r == WK_HIP_SUCCESS)
-                (void)hip.hipFree(p); /* best effort: the failed switch back is what gets reported */
+                (void)wk_hip.hipFree(p); /* best effort: the failed switch back is what gets reported */
             return s;
         }
     }
     if (r != WK_HIP_SUCCESS) {
         char buf[256];
         return wk_error(r == WK_HIP_ERROR_OUT_OF_MEMORY ? WK_ERR_OUT_OF_MEMORY : WK_ERR_BACKEND,
-                        "alloc: %zu bytes on rocm:%d: %s: %s", bytes, ordinal, call, hip_text(r, buf, sizeof buf));
+                        "alloc: %zu bytes on rocm:%d: %s: %s", bytes, ordinal, call, wk_hip_text(r, buf, sizeof buf));
     }
     *ptr = p;
     return WK_OK;
@@ -250,8 +250,8 @@ static wk_status hip_alloc_async(int ordinal, wk_gpu_handle stream, size_t bytes
 
 static wk_status hip_free_async(wk_gpu_handle stream, void *ptr)
 {
-    int ordinal = stream_ordinal((wk_hipStream_t)stream);
-    if (ordinal >= 0 && use_pool[ordinal]) {
+    int ordinal = stream_ordinal((wk_hipStream_t)stream); /* -1 for streams device_open did not make: any_plain */
+    if (ordinal >= 0 ? use_pool[ordinal] : !atomic_load(&any_plain)) {
         HIP_TRY(hipFreeAsync, (ptr, (wk_hipStream_t)stream));
         return WK_OK;
     }
@@ -298,7 +298,7 @@ static wk_status hip_stream_new(wk_gpu_handle *stream)
     return WK_OK;
 }
 
-static void hip_stream_free(wk_gpu_handle stream) { hip.hipStreamDestroy((wk_hipStream_t)stream); }
+static void hip_stream_free(wk_gpu_handle stream) { wk_hip.hipStreamDestroy((wk_hipStream_t)stream); }
 
 static wk_status hip_stream_sync(wk_gpu_handle stream)
 {
@@ -310,10 +310,10 @@ static wk_status hip_stream_order(wk_gpu_handle from, wk_gpu_handle to)
 {
     wk_hipEvent_t e;
     HIP_TRY(hipEventCreateWithFlags, (&e, WK_HIP_EVENT_DISABLE_TIMING));
-    wk_hipError_t r = hip.hipEventRecord(e, (wk_hipStream_t)from);
+    wk_hipError_t r = wk_hip.hipEventRecord(e, (wk_hipStream_t)from);
     if (r == WK_HIP_SUCCESS)
-        r = hip.hipStreamWaitEvent((wk_hipStream_t)to, e, 0);
-    hip.hipEventDestroy(e); /* released once the wait has been satisfied */
+        r = wk_hip.hipStreamWaitEvent((wk_hipStream_t)to, e, 0);
+    wk_hip.hipEventDestroy(e); /* released once the wait has been satisfied */
     if (r != WK_HIP_SUCCESS)
         return wk_error(WK_ERR_BACKEND, "hip: ordering stream %p after wick's stream failed (error %u)", to, r);
     return WK_OK;
@@ -341,22 +341,22 @@ static wk_status hip_event_wait(wk_gpu_handle ev)
 
 static wk_status hip_event_query(wk_gpu_handle ev, bool *done)
 {
-    wk_hipError_t r = hip.hipEventQuery((wk_hipEvent_t)ev);
+    wk_hipError_t r = wk_hip.hipEventQuery((wk_hipEvent_t)ev);
     *done = r != WK_HIP_ERROR_NOT_READY;
-    return *done && r != WK_HIP_SUCCESS ? hip_fail(WK_ERR_BACKEND, "hipEventQuery", r) : WK_OK;
+    return *done && r != WK_HIP_SUCCESS ? wk_hip_fail(WK_ERR_BACKEND, "hipEventQuery", r) : WK_OK;
 }
 
-static void hip_event_free(wk_gpu_handle ev) { hip.hipEventDestroy((wk_hipEvent_t)ev); }
+static void hip_event_free(wk_gpu_handle ev) { wk_hip.hipEventDestroy((wk_hipEvent_t)ev); }
 
 static wk_status hip_host_alloc(size_t bytes, void **ptr)
 {
-    if (hip.hipHostMalloc(ptr, bytes, 0) != WK_HIP_SUCCESS)
+    if (wk_hip.hipHostMalloc(ptr, bytes, 0) != WK_HIP_SUCCESS)
         return wk_error(WK_ERR_OUT_OF_MEMORY, "hip: %zu bytes of page-locked host memory: hipHostMalloc failed",
                         bytes);
     return WK_OK;
 }
 
-static void hip_host_free(void *ptr) { hip.hipHostFree(ptr); }
+static void hip_host_free(void *ptr) { wk_hip.hipHostFree(ptr); }
 
 /* A loaded module and the device it belongs to. HIP ties a module to the device current at hipModuleLoadData,
  * and hipModuleGetFunction resolves the name against the calling thread's current device (hipamd's
@@ -377,18 +377,18 @@ static wk_status hip_module_load(const wk_gpu_image *image, wk_gpu_handle *modul
     hip_module *hm = malloc(sizeof *hm);
     if (!hm)
         return wk_error(WK_ERR_OUT_OF_MEMORY, "kernel module '%s': out of host memory", image->name);
-    wk_hipError_t r = hip.hipGetDevice(&hm->ordinal);
+    wk_hipError_t r = wk_hip.hipGetDevice(&hm->ordinal);
     if (r != WK_HIP_SUCCESS) {
         free(hm);
-        return hip_fail(WK_ERR_BACKEND, "hipGetDevice", r);
+        return wk_hip_fail(WK_ERR_BACKEND, "hipGetDevice", r);
     }
-    r = hip.hipModuleLoadData(&hm->module, image->data);
+    r = wk_hip.hipModuleLoadData(&hm->module, image->data);
     if (r != WK_HIP_SUCCESS) {
         char buf[256];
         free(hm);
         return wk_error(r == WK_HIP_ERROR_OUT_OF_MEMORY ? WK_ERR_OUT_OF_MEMORY : WK_ERR_DEVICE,
                         "kernel module '%s' (built for %s) does not load on this GPU: hipModuleLoadData: %s",
-                        image->name, wk_hip_targets, hip_text(r, buf, sizeof buf));
+                        image->name, wk_hip_targets, wk_hip_text(r, buf, sizeof buf));
     }
     *module = hm;
     return WK_OK;
@@ -401,12 +401,12 @@ static wk_status hip_function_get(wk_gpu_handle module, const char *name, wk_gpu
     int before;
     *fn = NULL;
     WK_TRY(device_enter(hm->ordinal, &before));
-    wk_hipError_t r = hip.hipModuleGetFunction(&f, hm->module, name);
+    wk_hipError_t r = wk_hip.hipModuleGetFunction(&f, hm->module, name);
     WK_TRY(device_leave(hm->ordinal, before));
     if (r == WK_HIP_ERROR_NOT_FOUND) /* hipErrorNotFound: this module has no such kernel */
         return WK_OK;
     if (r != WK_HIP_SUCCESS)
-        return hip_fail(WK_ERR_BACKEND, "hipModuleGetFunction", r);
+        return wk_hip_fail(WK_ERR_BACKEND, "hipModuleGetFunction", r);
     *fn = f;
     return WK_OK;
 }
@@ -444,6 +444,17 @@ const wk_gpu_runtime wk_hip_runtime = {
     .event_wait = hip_event_wait,
     .event_query = hip_event_query,
     .event_free = hip_event_free,
+    .stream_create = wk_hip_stream_create,
+    .stream_query = wk_hip_stream_query,
+    .event_create = wk_hip_event_create,
+    .stream_wait_event = wk_hip_stream_wait_event,
+    .event_elapsed = wk_hip_event_elapsed,
+    .host_register = wk_hip_host_register,
+    .host_unregister = wk_hip_host_unregister,
+    .capture_begin = wk_hip_capture_begin,
+    .capture_end = wk_hip_capture_end,
+    .graph_launch = wk_hip_graph_launch,
+    .graph_free = wk_hip_graph_free,
     .host_alloc = hip_host_alloc,
     .host_free = hip_host_free,
     .module_load = hip_module_load,

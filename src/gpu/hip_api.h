@@ -12,6 +12,8 @@ struct ihipModule_t;
 struct ihipModuleSymbol_t;
 struct ihipMemPoolHandle_t;
 struct ihipEvent_t;
+struct ihipGraph;
+struct hipGraphExec;
 
 /* enum hipError_t: all its values are non-negative (0 .. hipErrorTbd, 1054 in HIP 5.2), so gcc gives the
  * enum the type unsigned int; the same holds for the two attribute enums. */
@@ -23,8 +25,11 @@ typedef struct ihipModule_t *wk_hipModule_t;
 typedef struct ihipModuleSymbol_t *wk_hipFunction_t;
 typedef struct ihipMemPoolHandle_t *wk_hipMemPool_t;
 typedef struct ihipEvent_t *wk_hipEvent_t;
+typedef struct ihipGraph *wk_hipGraph_t;
+typedef struct hipGraphExec *wk_hipGraphExec_t;
 typedef unsigned int wk_hipDeviceAttribute_t;           /* enum hipDeviceAttribute_t */
 typedef unsigned int wk_hipMemPoolAttr;                 /* enum hipMemPoolAttr */
+typedef unsigned int wk_hipStreamCaptureMode;           /* enum hipStreamCaptureMode */
 
 /* Values from HIP 5.2's hip_runtime_api.h. The device attribute numbers are NOT CUDA's: HIP numbers its
  * CUDA-compatible attributes alphabetically from 0. 0..88 are the same from ROCm 5.0 to 7.x (compared entry by
@@ -40,11 +45,15 @@ enum {
     WK_HIP_ERROR_INVALID_DEVICE = 101,   /* hipErrorInvalidDevice: HIP 5.2's hipInit without a GPU (/dev/kfd) */
     WK_HIP_ERROR_NOT_FOUND = 500,        /* hipErrorNotFound: hipModuleGetFunction of a missing kernel */
     WK_HIP_STREAM_NON_BLOCKING = 1,      /* #define hipStreamNonBlocking 0x01 */
+    WK_HIP_EVENT_DEFAULT = 0,            /* #define hipEventDefault 0x0 */
     WK_HIP_EVENT_DISABLE_TIMING = 2,     /* #define hipEventDisableTiming 0x2 */
     WK_HIP_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 63,
     WK_HIP_DEVICE_ATTRIBUTE_WARP_SIZE = 87,
     WK_HIP_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 88,
-    WK_HIP_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4
+    WK_HIP_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
+    WK_HIP_HOST_REGISTER_PORTABLE = 1,             /* #define hipHostRegisterPortable 0x1 */
+    WK_HIP_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,   /* hipStreamCaptureModeThreadLocal */
+    WK_HIP_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1 /* hipGraphInstantiateFlagAutoFreeOnLaunch */
 };
 
 /* X(name, parameters): every HIP function wick calls that returns hipError_t, named by the exact exported
@@ -65,6 +74,7 @@ enum {
     X(hipStreamCreateWithFlags, (wk_hipStream_t * stream, unsigned int flags))                            \
     X(hipStreamSynchronize, (wk_hipStream_t stream))                                                      \
     X(hipStreamDestroy, (wk_hipStream_t stream))                                                          \
+    X(hipStreamQuery, (wk_hipStream_t stream))                                                            \
     X(hipStreamCreateWithPriority, (wk_hipStream_t * stream, unsigned int flags, int priority))          \
     X(hipDeviceGetStreamPriorityRange, (int *leastPriority, int *greatestPriority))                       \
     X(hipEventCreateWithFlags, (wk_hipEvent_t * event, unsigned flags))                                   \
@@ -73,6 +83,9 @@ enum {
     X(hipStreamWaitEvent, (wk_hipStream_t stream, wk_hipEvent_t event, unsigned int flags))               \
     X(hipEventSynchronize, (wk_hipEvent_t event))                                                         \
     X(hipEventQuery, (wk_hipEvent_t event))                                                               \
+    X(hipEventElapsedTime, (float *ms, wk_hipEvent_t start, wk_hipEvent_t stop))                          \
+    X(hipHostRegister, (void *hostPtr, size_t sizeBytes, unsigned int flags))                             \
+    X(hipHostUnregister, (void *hostPtr))                                                                 \
     X(hipHostMalloc, (void **ptr, size_t size, unsigned int flags))                                       \
     X(hipHostFree, (void *ptr))                                                                           \
     X(hipMalloc, (void **ptr, size_t size))                                                               \
@@ -102,6 +115,18 @@ enum {
     X(hipMallocAsync, (void **dev_ptr, size_t size, wk_hipStream_t stream))                               \
     X(hipFreeAsync, (void *dev_ptr, wk_hipStream_t stream))
 
+/* Resolved when present: graph capture and replay (exported since ROCm 4.3, hipGraphInstantiateWithFlags since
+ * 4.5). Only wk_hip_runtime's capture_begin checks for them: it refuses (naming what is missing) without them, so
+ * capture_end, graph_launch and graph_free only run where all were found. */
+#define WK_HIP_GRAPH_FUNCTIONS(X)                                                                         \
+    X(hipStreamBeginCapture, (wk_hipStream_t stream, wk_hipStreamCaptureMode mode))                       \
+    X(hipStreamEndCapture, (wk_hipStream_t stream, wk_hipGraph_t * pGraph))                               \
+    X(hipGraphInstantiateWithFlags,                                                                       \
+      (wk_hipGraphExec_t * pGraphExec, wk_hipGraph_t graph, unsigned long long flags))                    \
+    X(hipGraphDestroy, (wk_hipGraph_t graph))                                                             \
+    X(hipGraphLaunch, (wk_hipGraphExec_t graphExec, wk_hipStream_t stream))                               \
+    X(hipGraphExecDestroy, (wk_hipGraphExec_t graphExec))
+
 /* X(name, parameters): the functions that return text rather than a status. Unlike CUDA's
  * cuGetErrorName(r, &str), HIP returns the string itself (never NULL: unknown codes give a fixed text). */
 #define WK_HIP_TEXT_FUNCTIONS(X)                                                                          \
@@ -113,6 +138,7 @@ enum {
 WK_HIP_FUNCTIONS(WK_HIP_FN_TYPE)
 WK_HIP_COPY_IN_FUNCTIONS(WK_HIP_FN_TYPE)
 WK_HIP_OPTIONAL_FUNCTIONS(WK_HIP_FN_TYPE)
+WK_HIP_GRAPH_FUNCTIONS(WK_HIP_FN_TYPE)
 #undef WK_HIP_FN_TYPE
 #define WK_HIP_TEXT_FN_TYPE(name, params) typedef const char *(*wk_##name##_fn) params;
 WK_HIP_TEXT_FUNCTIONS(WK_HIP_TEXT_FN_TYPE)

@@ -21,6 +21,9 @@ SAME_TYPE(wk_hipMemPool_t, hipMemPool_t);
 SAME_TYPE(wk_hipEvent_t, hipEvent_t);
 SAME_TYPE(wk_hipDeviceAttribute_t, hipDeviceAttribute_t);
 SAME_TYPE(wk_hipMemPoolAttr, hipMemPoolAttr);
+SAME_TYPE(wk_hipGraph_t, hipGraph_t);
+SAME_TYPE(wk_hipGraphExec_t, hipGraphExec_t);
+SAME_TYPE(wk_hipStreamCaptureMode, hipStreamCaptureMode);
 
 SAME_VALUE(WK_HIP_SUCCESS, hipSuccess);
 SAME_VALUE(WK_HIP_ERROR_NOT_READY, hipErrorNotReady);
@@ -30,18 +33,24 @@ SAME_VALUE(WK_HIP_ERROR_NO_DEVICE, hipErrorNoDevice);
 SAME_VALUE(WK_HIP_ERROR_INVALID_DEVICE, hipErrorInvalidDevice);
 SAME_VALUE(WK_HIP_ERROR_NOT_FOUND, hipErrorNotFound);
 SAME_VALUE(WK_HIP_STREAM_NON_BLOCKING, hipStreamNonBlocking);
+SAME_VALUE(WK_HIP_EVENT_DEFAULT, hipEventDefault);
 SAME_VALUE(WK_HIP_EVENT_DISABLE_TIMING, hipEventDisableTiming);
 SAME_VALUE(WK_HIP_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, hipDeviceAttributeMultiprocessorCount);
 SAME_VALUE(WK_HIP_DEVICE_ATTRIBUTE_WARP_SIZE, hipDeviceAttributeWarpSize);
 SAME_VALUE(WK_HIP_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, hipDeviceAttributeMemoryPoolsSupported);
 SAME_VALUE(WK_HIP_MEMPOOL_ATTR_RELEASE_THRESHOLD, hipMemPoolAttrReleaseThreshold);
+SAME_VALUE(WK_HIP_HOST_REGISTER_PORTABLE, hipHostRegisterPortable);
+SAME_VALUE(WK_HIP_STREAM_CAPTURE_MODE_THREAD_LOCAL, hipStreamCaptureModeThreadLocal);
+SAME_VALUE(WK_HIP_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, hipGraphInstantiateFlagAutoFreeOnLaunch);
 
 /* Each function: our pointer type equals the type of the real function's address. The X-macro's name is
  * the exported symbol, which the header declares under that exact name. */
 #define SAME_FUNCTION(name, params) SAME_TYPE(wk_##name##_fn, __typeof__(&name));
 WK_HIP_FUNCTIONS(SAME_FUNCTION)
 WK_HIP_OPTIONAL_FUNCTIONS(SAME_FUNCTION)
+WK_HIP_GRAPH_FUNCTIONS(SAME_FUNCTION)
 WK_HIP_TEXT_FUNCTIONS(SAME_FUNCTION)
+/* Not checked: hipGraphAddMemAllocNode (gpu/hip.h), only looked up, never called; HIP 5.2's header lacks it. */
 
 /* The host-to-device copy: ours (HIP 5.2's) takes `void *src`; later headers (ROCm 6.x, 7.x in /opt/rocm)
  * say `const void *src`. Either is the same call; anything else is a mismatch. */
