@@ -53,7 +53,8 @@ static wk_status sort_radix(wk_gpu_dev *d, const wk_gpu_sort_args *q, int dtype)
     unsigned threads = (unsigned)((q->n + SORT_RADIX_ITEMS - 1) / SORT_RADIX_ITEMS);
     threads = threads < 64 ? 64 : (threads + 63) / 64 * 64;
     unsigned key_bytes = dtype == WK_I64 || dtype == WK_F64 ? 8 : 4;
-    unsigned smem = threads * SORT_RADIX_ITEMS * (key_bytes + 2) + 2 * (threads / SORT_RADIX_MIN_LW) * 256 * 2;
+    unsigned warps = threads / (unsigned)wk_gpu_logical_warp(d);
+    unsigned smem = threads * SORT_RADIX_ITEMS * (key_bytes + 2) + 2 * warps * 256 * 2;
     int64_t cap = (int64_t)1 << 20;
     wk_gpu_dim grid = {(unsigned)(q->rows < cap ? q->rows : cap), 1, 1}, block = {threads, 1, 1};
     return WK_GPU_LAUNCH(d, sort_radix, dtype, 0, wk_gpu_width_slot(d), grid, block, smem, *q);

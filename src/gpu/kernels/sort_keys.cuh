@@ -73,8 +73,14 @@ __device__ __forceinline__ uint32_t radix_key16(uint32_t h, uint32_t inf)
     return (h & 0x8000u) ? (~h & 0xffffu) : (h | 0x8000u);
 }
 template <class T> __device__ __forceinline__ typename radix_kt<T>::type radix_key(const T *p) { return sort_key(p); }
-template <> __device__ __forceinline__ uint32_t radix_key<wk_f16>(const wk_f16 *p) { return radix_key16(p->bits, 0x7c00u); }
-template <> __device__ __forceinline__ uint32_t radix_key<wk_bf16>(const wk_bf16 *p) { return radix_key16(p->bits, 0x7f80u); }
+template <> __device__ __forceinline__ uint32_t radix_key<wk_f16>(const wk_f16 *p)
+{
+    return radix_key16(p->bits, 0x7c00u);
+}
+template <> __device__ __forceinline__ uint32_t radix_key<wk_bf16>(const wk_bf16 *p)
+{
+    return radix_key16(p->bits, 0x7f80u);
+}
 
 template <class T> __device__ __forceinline__ typename radix_kt<T>::type radix_key_dir(const T *p, int desc)
 {
