@@ -1,5 +1,6 @@
-/* sort.c: the GPU's stable sort slot along the last dim. Rows that fit in shared memory sort there in one
- * kernel; longer rows sort in chunks, merge pass by pass in scratch memory, then write the outputs. */
+/* sort.c: the GPU's stable sort slot along the last dim. Rows that fit one block sort there by a radix sort
+ * (kernels/sort_radix.h); longer rows sort in chunks, merge pass by pass in scratch memory, then write the
+ * outputs. */
 #include "gpu/gpu.h"
 
 #define SORT_SMEM 32768 /* shared memory per block: under every device's default limit */
@@ -39,6 +40,26 @@ static wk_status merge_and_emit(wk_gpu_dev *d, wk_gpu_sort_args *q, int dtype, i
     return WK_GPU_LAUNCH(d, sort_emit, dtype, pair, 0, grid, block, 0, *q);
 }
 
+/* The radix path's longest row for x's dtype (64-bit keys need twice the shared memory). */
+static int64_t radix_max_n(int dtype)
+{
+    return dtype == WK_I64 || dtype == WK_F64 ? SORT_RADIX_MAX_N64 : SORT_RADIX_MAX_N;
+}
+
+/* Rows of 1..radix_max_n: a block per row (the grid capped, blocks loop over the rest), its threads and shared
+ * memory as kernels/sort_radix.h lays them out. */
+static wk_status sort_radix(wk_gpu_dev *d, const wk_gpu_sort_args *q, int dtype)
+{
+    unsigned threads = (unsigned)((q->n + SORT_RADIX_ITEMS - 1) / SORT_RADIX_ITEMS);
+    threads = threads < 64 ? 64 : (threads + 63) / 64 * 64;
+    unsigned key_bytes = dtype == WK_I64 || dtype == WK_F64 ? 8 : 4;
+    unsigned warps = threads / (unsigned)wk_gpu_logical_warp(d);
+    unsigned smem = threads * SORT_RADIX_ITEMS * (key_bytes + 2) + 2 * warps * 256 * 2;
+    int64_t cap = (int64_t)1 << 20;
+    wk_gpu_dim grid = {(unsigned)(q->rows < cap ? q->rows : cap), 1, 1}, block = {threads, 1, 1};
+    return WK_GPU_LAUNCH(d, sort_radix, dtype, 0, wk_gpu_width_slot(d), grid, block, smem, *q);
+}
+
 wk_status wk_gpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values, wk_tensor *indices)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(values ? values : indices);
@@ -62,6 +83,8 @@ wk_status wk_gpu_sort(const wk_tensor *x, wk_sort_order order, wk_tensor *values
         .values = values ? wk_tensor_data(values) : NULL, .indices = indices ? wk_tensor_data(indices) : NULL,
     };
     wk_gpu_dim grid = grid_of(d, tiles * threads, threads), block = {threads, 1, 1};
+    if (n >= 1 && n <= radix_max_n(x->dtype) && rows >= 1)
+        return sort_radix(d, &q, x->dtype);
     if (nchunks == 1)
         return WK_GPU_LAUNCH(d, sort_block, x->dtype, pair, 0, grid, block, smem, q);
 

@@ -99,6 +99,28 @@ static void add_case(wkt_list *l, int kind, wk_dtype dt, wkt_layout layout, int 
     wkt_add(l, &c);
 }
 
+/* The GPU's block radix sort takes rows of 1..4096 (64-bit dtypes 1..2048), one block a row, and the old
+ * segment sort longer ones: rows at the warp widths' edges (31..33, 63..65), padded ones (1000), the longest it
+ * takes and the first it does not (2048, 2049 for i64/f64; 4096, 4097), each over every dtype with ties, NaN,
+ * +-0 and +-inf, both directions, strided layouts; and many rows (the blocks' loop over rows). */
+static void radix_cases(wkt_list *l)
+{
+    static const wk_dtype dts[] = {WK_U8, WK_U32, WK_I32, WK_I64, WK_F16, WK_BF16, WK_F32, WK_F64};
+    static const int64_t lens[] = {1, 2, 31, 32, 33, 63, 65, 1000, 2048, 2049, 4096, 4097};
+    static const input_kind inputs[] = {INPUT_TIES, INPUT_NAN, INPUT_WIDE, INPUT_ZEROS, INPUT_RANDOM};
+    int k = 0;
+    for (int i = 0; i < (int)(sizeof lens / sizeof lens[0]); i++)
+        for (int t = 0; t < 8; t++, k++) {
+            const int64_t shape[3] = {2, 2, lens[i]};
+            add_case(l, k % 3, dts[t], (wkt_layout)(k % WKT_LAYOUT_COUNT), 3, shape, (i + t) % 2 == 1,
+                     inputs[(k / 2) % 5]);
+        }
+    static const int64_t many[2] = {700, 33}, full[2] = {40, 4096};
+    add_case(l, ARGSORT, WK_BF16, WKT_CONTIG, 2, many, true, INPUT_NAN);
+    add_case(l, ARGSORT, WK_F32, WKT_CONTIG, 2, full, false, INPUT_WIDE);
+    add_case(l, SORT, WK_F32, WKT_TRANSPOSED, 2, full, true, INPUT_ZEROS);
+}
+
 static void cases(wkt_list *l)
 {
     static const wk_dtype all_dtypes[] = {WK_U8, WK_U32, WK_I32, WK_I64, WK_F16, WK_BF16, WK_F32, WK_F64};
@@ -135,6 +157,7 @@ static void cases(wkt_list *l)
     add_case(l, SORT, WK_I32, WKT_TRANSPOSED, 2, rows, true, INPUT_TIES);
     add_case(l, SORT, WK_F64, WKT_CONTIG, 1, long_row, false, INPUT_RANDOM);
     add_case(l, ARGSORT, WK_BF16, WKT_OFFSET, 1, long_row, true, INPUT_NAN);
+    radix_cases(l);
     sort_topk_cases(l);
 }
 

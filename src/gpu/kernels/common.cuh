@@ -163,6 +163,40 @@ template <int LW, class T> __device__ __forceinline__ T wk_lane_xor(T v, int o)
     return wk_shfl_xor(v, o);
 }
 
+/* Lane masks of a logical warp of LW lanes (bit i: lane i of the warp): 32 bits at width 32, else 64. */
+template <int LW> struct wk_lanemask { typedef uint64_t type; };
+template <> struct wk_lanemask<32> { typedef uint32_t type; };
+
+/* The ballot of p over this lane's logical warp; every thread of the block calls it. At the hardware width one
+ * vote; the NVIDIA build's logical wave64 joins its two warps' votes through shared memory between two
+ * barriers. */
+template <int LW> __device__ __forceinline__ typename wk_lanemask<LW>::type wk_warp_ballot(bool p)
+{
+    uint64_t b = wk_ballot(p);
+    if constexpr (LW > WK_HW_WARP) {
+        __shared__ uint64_t votes[WK_MAX_BLOCK / WK_HW_WARP];
+        __syncthreads(); /* votes may still be read by the previous ballot */
+        if (threadIdx.x % WK_HW_WARP == 0)
+            votes[threadIdx.x / WK_HW_WARP] = b;
+        __syncthreads();
+        const unsigned first = threadIdx.x / LW * (LW / WK_HW_WARP);
+        b = 0;
+        for (int h = 0; h < LW / WK_HW_WARP; h++)
+            b |= votes[first + h] << (h * WK_HW_WARP);
+    }
+    return (typename wk_lanemask<LW>::type)b;
+}
+
+/* The lanes of this lane's logical warp meet, shared-memory writes before it seen after it: wk_syncwarp at the
+ * hardware width, a block barrier for the logical wave64 (every thread of the block calls it). */
+template <int LW> __device__ __forceinline__ void wk_warp_sync()
+{
+    if constexpr (LW > WK_HW_WARP)
+        __syncthreads();
+    else
+        wk_syncwarp();
+}
+
 /* Two values that travel together through a group reduction (sums of two statistics, a candidate and its
  * index); each exchange moves both. */
 template <class A, class B> struct wk_pair {

@@ -60,6 +60,25 @@ template <class T> __device__ __forceinline__ T wk_shfl_xor(T v, int mask)
 }
 #endif
 
+/* Warp votes, all lanes active (every caller runs them with the whole warp). wk_ballot: bit i set where lane i's
+ * p is true, over the hardware warp (HIP: 64 bits on wave64, the low 32 on wave32). wk_syncwarp: the lanes of
+ * one warp meet, and shared-memory writes made before it are seen by the warp's lanes after it (CUDA
+ * __syncwarp; an AMD wavefront runs its lanes together and its LDS accesses in order, so a wavefront-scope
+ * fence and the compiler's wave barrier keep the order). wk_popc: set bits of a 32- or 64-bit mask. */
+#if defined(__HIPCC__)
+__device__ __forceinline__ uint64_t wk_ballot(bool p) { return (uint64_t)__ballot(p); }
+__device__ __forceinline__ void wk_syncwarp(void)
+{
+    __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "wavefront");
+    __builtin_amdgcn_wave_barrier();
+}
+#else
+__device__ __forceinline__ uint64_t wk_ballot(bool p) { return (uint64_t)__ballot_sync(0xffffffffu, p); }
+__device__ __forceinline__ void wk_syncwarp(void) { __syncwarp(); }
+#endif
+__device__ __forceinline__ int wk_popc(uint32_t m) { return __popc(m); }
+__device__ __forceinline__ int wk_popc(uint64_t m) { return __popcll(m); }
+
 /* WK_LAUNCH_BOUNDS(threads, blocks): at most `threads` per block, and registers kept low enough that
  * `blocks` such blocks fit on one SM (CUDA's __launch_bounds__ meaning). HIP's two-argument
  * __launch_bounds__ passes its second argument as amdgpu_waves_per_eu, a count of wavefronts per SIMD,

@@ -22,6 +22,7 @@
 #include "sample.h"
 #include "scan.h"
 #include "sort.h"
+#include "sort_radix.h"
 #include "stats.h"
 #include "unary.h"
 #include "upsample.h"
@@ -31,7 +32,7 @@
     WK_CONV_KERNELS(X) WK_COPY_KERNELS(X) WK_INDEX_KERNELS(X) WK_MASK_KERNELS(X) WK_NORM_KERNELS(X)                \
     WK_POOL_KERNELS(X) WK_PROBE_KERNELS(X) WK_QUANT_KERNELS(X) WK_RAND_KERNELS(X) WK_REDUCE_KERNELS(X)             \
     WK_REORDER_KERNELS(X) WK_ROPE_KERNELS(X) WK_SAMPLE_KERNELS(X) WK_SCAN_KERNELS(X) WK_SORT_KERNELS(X)           \
-    WK_STATS_KERNELS(X)                                                                                           \
+    WK_SORT_RADIX_KERNELS(X) WK_STATS_KERNELS(X)                                                                  \
     WK_UNARY_KERNELS(X) WK_UPSAMPLE_KERNELS(X)
 
 #endif

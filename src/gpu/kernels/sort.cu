@@ -5,52 +5,7 @@
  * output passes take a thread per element with no step between lanes, so nothing here depends on the width. */
 #include "common.cuh"
 #include "sort.h"
-
-/* ---------------------------------------------------------------- keys
- * Each value maps to an unsigned integer whose order is the sort order: ints with the sign bit flipped,
- * floats by their bits (negatives inverted), -0 as +0 (equal, as the CPU compares them), every NaN to the
- * largest key (after every number, NaNs equal). Descending inverts the key: NaN first, numbers reversed.
- * Pairs (key, original index) are then unique, so any correct sort of them is the stable sort, in both
- * directions. */
-template <class T> struct sort_kt { typedef uint32_t type; };
-template <> struct sort_kt<int64_t> { typedef uint64_t type; };
-template <> struct sort_kt<double> { typedef uint64_t type; };
-
-__device__ __forceinline__ uint32_t sort_key_f32(float f)
-{
-    if (f != f)
-        return 0xffffffffu;
-    if (f == 0.0f)
-        f = 0.0f;
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return (u >> 31) ? ~u : (u | 0x80000000u);
-}
-
-__device__ __forceinline__ uint32_t sort_key(const uint8_t *p) { return *p; }
-__device__ __forceinline__ uint32_t sort_key(const uint32_t *p) { return *p; }
-__device__ __forceinline__ uint32_t sort_key(const int32_t *p) { return (uint32_t)*p ^ 0x80000000u; }
-__device__ __forceinline__ uint64_t sort_key(const int64_t *p) { return (uint64_t)*p ^ 0x8000000000000000ull; }
-__device__ __forceinline__ uint32_t sort_key(const wk_f16 *p) { return sort_key_f32(wk_ld(p)); }
-__device__ __forceinline__ uint32_t sort_key(const wk_bf16 *p) { return sort_key_f32(wk_ld(p)); }
-__device__ __forceinline__ uint32_t sort_key(const float *p) { return sort_key_f32(*p); }
-__device__ __forceinline__ uint64_t sort_key(const double *p)
-{
-    double f = *p;
-    if (f != f)
-        return 0xffffffffffffffffull;
-    if (f == 0.0)
-        f = 0.0;
-    uint64_t u;
-    memcpy(&u, &f, 8);
-    return (u >> 63) ? ~u : (u | 0x8000000000000000ull);
-}
-
-template <class T> __device__ __forceinline__ uint64_t sort_key_dir(const T *p, int desc)
-{
-    typename sort_kt<T>::type k = sort_key(p);
-    return desc ? (typename sort_kt<T>::type)~k : k;
-}
+#include "sort_keys.cuh"
 
 /* ---------------------------------------------------------------- pairs
  * p32: a 32-bit key and the index in one 64-bit word (rows shorter than 2^32 - 1); p64: 64-bit key and

@@ -1,6 +1,6 @@
 /* sort.h: the sort family's interface (kernels/sort.cu, gpu/sort.c): the stable sort along the last dim as
- * (key, index) pairs: segments sorted in shared memory, merge passes for long rows, and the output pass; topk's
- * radix selections on the same keys. */
+ * (key, index) pairs: segments sorted in shared memory, merge passes for long rows, and the output pass (rows
+ * that fit one block take sort_radix.h's radix sort instead); topk's radix selections on the same keys. */
 #ifndef WK_GPU_KERNELS_SORT_H
 #define WK_GPU_KERNELS_SORT_H
 
