@@ -1,5 +1,5 @@
 /* runtime.h: the vendor-neutral driver table the GPU backend runs on. cuda.c fills it from libcuda.so.1
- * (the CUDA driver API); hip.c fills it from libamdhip64. Every entry returns a wick status whose
+ * (the CUDA driver API); hip.c and hip_graph.c fill it from libamdhip64. Every entry returns a wick status whose
  * message (wk_last_error) carries the vendor's own error name and text. */
 #ifndef WK_GPU_RUNTIME_H
 #define WK_GPU_RUNTIME_H
