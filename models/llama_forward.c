@@ -1,19 +1,14 @@
 /* llama_forward.c: llama_forward: n new tokens of every sequence through the layers (each appends its keys and
- * values to the KV cache and attends causally over the cache), then the final norm, logits and greedy tokens. */
+ * values to the KV cache and attends causally over the cache), then the final norm, logits and greedy tokens;
+ * one token per sequence goes through the replayed decode graph where the device has graphs (llama_graph.c). */
 #include <stdlib.h>
 
 #include "llama_internal.h"
 #include "scope.h"
 
-/* The positions of this step: the rope rows, and each sequence's length before and after it. */
-typedef struct step {
-    wk_tensor *cos, *sin, *len_before, *len_after;
-    int n;
-} step;
-
 /* Self-attention of h (B, n, hidden): q, k, v as views of one product, rope on q and k, k and v appended to the
  * cache, the causal fused op over the cache, the heads joined back into (B, n, heads * head_dim). */
-static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L, const wk_tensor *h, const step *st,
+static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L, const wk_tensor *h, const llama_step *st,
                         wk_tensor **out)
 {
     const llama_config *c = &m->cfg;
@@ -38,7 +33,7 @@ static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L
 }
 
 /* One layer: x (B, n, hidden) -> *out, a new reference the caller owns. */
-static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_tensor *x, const step *st,
+static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_tensor *x, const llama_step *st,
                            wk_tensor **out, char *err, size_t cap)
 {
     wm_scope sc = {.err = err, .cap = cap};
@@ -68,7 +63,7 @@ static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_
 }
 
 /* The step's rope rows and length tensors, held by sc. */
-static wk_status make_step(wm_scope *sc, const llama_model *m, int n, step *st)
+static wk_status make_step(wm_scope *sc, const llama_model *m, int n, llama_step *st)
 {
     int32_t *lens = malloc(sizeof(int32_t) * 2 * (size_t)m->batch);
     if (!lens)
@@ -89,33 +84,69 @@ static wk_status make_step(wm_scope *sc, const llama_model *m, int n, step *st)
     return WK_OK;
 }
 
-/* Logits of x's positions (all, or the last) into logits (f32), and the greedy tokens into next. */
-static wk_status head(wm_scope *sc, const llama_model *m, const wk_tensor *x, int n, bool all, float *logits,
-                      int32_t *next)
+/* x's positions (all, or the last) through the final norm and the lm head: f32 logits (B, rows, vocab) when
+ * `logits` is not NULL, greedy ids (i64, B) of the last position when `next` is not NULL; new references. */
+static wk_status head(wm_scope *sc, const llama_model *m, const wk_tensor *x, int n, bool all, wk_tensor **logits,
+                      wk_tensor **next)
 {
     wk_tensor *h = NULL, *hn = NULL, *lg = NULL, *l32 = NULL, *last = NULL, *am = NULL;
     WM_TRACK(sc, &h, wk_narrow(x, 1, all ? 0 : n - 1, all ? n : 1, &h));
     WM_TRACK(sc, &hn, wk_rms_norm(h, m->out_norm, m->cfg.eps, &hn));
     WM_TRY(wm_linear(sc, hn, m->lm_head_t, NULL, &lg));
-    size_t rows = (size_t)m->batch * (size_t)(all ? n : 1);
     if (logits) {
         WM_TRACK(sc, &l32, wk_cast(lg, WK_F32, &l32));
-        wk_status s = wk_tensor_to_host(l32, logits, sizeof(float) * rows * (size_t)m->cfg.vocab);
-        if (s != WK_OK)
-            return wm_fail(sc->err, sc->cap, s, "%s", wk_last_error());
+        wk_tensor_retain(l32);
+        *logits = l32;
     }
     if (next) {
         WM_TRACK(sc, &last, wk_narrow(lg, 1, all ? n - 1 : 0, 1, &last));
         WM_TRACK(sc, &am, wk_argmax(last, -1, false, &am));
-        int64_t *ids = malloc(sizeof(int64_t) * (size_t)m->batch);
-        wk_status s = ids ? wk_tensor_to_host(am, ids, sizeof(int64_t) * (size_t)m->batch) : WK_ERR_OUT_OF_MEMORY;
-        for (int b = 0; s == WK_OK && b < m->batch; b++)
-            next[b] = (int32_t)ids[b];
-        free(ids);
-        if (s != WK_OK)
-            return wm_fail(sc->err, sc->cap, s, "greedy tokens: %s", wk_last_error());
+        wk_tensor_retain(am);
+        *next = am;
     }
     return WK_OK;
+}
+
+wk_status llama_step_run(llama_model *m, const wk_tensor *ids, const llama_step *st, bool all, wk_tensor **logits,
+                         wk_tensor **next, char *err, size_t cap)
+{
+    wm_scope sc = {.err = err, .cap = cap};
+    int n = st->n;
+    int64_t flat = (int64_t)m->batch * n, x3[3] = {m->batch, n, m->cfg.hidden};
+    wk_tensor *fl = NULL, *e = NULL, *x = NULL;
+    wk_status s = wm_track(&sc, wk_reshape(ids, 1, &flat, &fl), &fl);
+    if (s == WK_OK)
+        s = wm_track(&sc, wk_index_select(m->embed, 0, fl, &e), &e);
+    if (s == WK_OK && (s = wk_reshape(e, 3, x3, &x)) != WK_OK)
+        wm_fail(err, cap, s, "%s", wk_last_error());
+    for (int i = 0; i < m->cfg.layers && s == WK_OK; i++) {
+        wk_tensor *y = NULL;
+        s = run_layer(m, &m->layer[i], x, st, &y, err, cap);
+        wk_tensor_release(x);
+        x = y;
+    }
+    if (s == WK_OK && (s = wm_track(&sc, WK_OK, &x)) == WK_OK)
+        s = head(&sc, m, x, n, all, logits, next);
+    else
+        wk_tensor_release(x);
+    wm_scope_end(&sc);
+    return s;
+}
+
+/* The step's results to the host: logits (rows x vocab per sequence) and the greedy tokens. */
+wk_status llama_step_read(const llama_model *m, const wk_tensor *logits, const wk_tensor *next, float *lhost,
+                          int32_t *nhost, char *err, size_t cap)
+{
+    if (lhost && wk_tensor_to_host(logits, lhost, wk_tensor_nbytes(logits)) != WK_OK)
+        return wm_fail(err, cap, WK_ERR_BACKEND, "logits: %s", wk_last_error());
+    if (!nhost)
+        return WK_OK;
+    int64_t *ids = malloc(sizeof(int64_t) * (size_t)m->batch);
+    wk_status s = ids ? wk_tensor_to_host(next, ids, sizeof(int64_t) * (size_t)m->batch) : WK_ERR_OUT_OF_MEMORY;
+    for (int b = 0; s == WK_OK && b < m->batch; b++)
+        nhost[b] = (int32_t)ids[b];
+    free(ids);
+    return s == WK_OK ? WK_OK : wm_fail(err, cap, s, "greedy tokens: %s", wk_last_error());
 }
 
 wk_status llama_forward(llama_model *m, const int32_t *ids, int n, bool all_positions, float *logits, int32_t *next,
@@ -130,29 +161,27 @@ wk_status llama_forward(llama_model *m, const int32_t *ids, int n, bool all_posi
         if (ids[i] < 0 || ids[i] >= m->cfg.vocab)
             return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "llama_forward: token id %d outside the vocabulary of %d",
                            ids[i], m->cfg.vocab);
+    wk_status s = WK_ERR_UNSUPPORTED;
+    if (n == 1 && (s = llama_decode_graph(m, ids, logits, next, err, cap)) != WK_ERR_UNSUPPORTED) {
+        if (s == WK_OK)
+            m->pos += n;
+        return s;
+    }
     wm_scope sc = {.err = err, .cap = cap};
-    step st = {0};
-    int64_t shape[2] = {m->batch, n}, flat = (int64_t)m->batch * n, x3[3] = {m->batch, n, m->cfg.hidden};
-    wk_tensor *idt = NULL, *fl = NULL, *e = NULL, *x = NULL;
-    wk_status s = make_step(&sc, m, n, &st);
+    llama_step st = {0};
+    int64_t shape[2] = {m->batch, n};
+    wk_tensor *idt = NULL, *lt = NULL, *nt = NULL;
+    s = make_step(&sc, m, n, &st);
     if (s == WK_OK)
         s = wm_track(&sc, wk_tensor_from_host(m->dev, WK_I32, 2, shape, ids, &idt), &idt);
     if (s == WK_OK)
-        s = wm_track(&sc, wk_reshape(idt, 1, &flat, &fl), &fl);
-    if (s == WK_OK)
-        s = wm_track(&sc, wk_index_select(m->embed, 0, fl, &e), &e);
-    if (s == WK_OK && (s = wk_reshape(e, 3, x3, &x)) != WK_OK)
+        s = llama_step_run(m, idt, &st, all_positions, logits ? &lt : NULL, next ? &nt : NULL, err, cap);
+    if (s == WK_OK && (logits || next))
+        s = llama_step_read(m, lt, nt, logits, next, err, cap);
+    else if (s == WK_OK && (s = wk_stream_sync(wk_stream_current(m->dev))) != WK_OK) /* in order with the decode graph */
         wm_fail(err, cap, s, "%s", wk_last_error());
-    for (int i = 0; i < m->cfg.layers && s == WK_OK; i++) {
-        wk_tensor *y = NULL;
-        s = run_layer(m, &m->layer[i], x, &st, &y, err, cap);
-        wk_tensor_release(x);
-        x = y;
-    }
-    if (s == WK_OK && (s = wm_track(&sc, WK_OK, &x)) == WK_OK)
-        s = head(&sc, m, x, n, all_positions, logits, next);
-    else
-        wk_tensor_release(x);
+    wk_tensor_release(lt);
+    wk_tensor_release(nt);
     wm_scope_end(&sc);
     if (s == WK_OK)
         m->pos += n;

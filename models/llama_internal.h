@@ -28,7 +28,26 @@ struct llama_model {
     wk_tensor *embed, *out_norm, *lm_head_t; /* lm_head_t: the (hidden, vocab) view (of embed when tied) */
     wk_tensor *cos, *sin;                    /* (context, head_dim / 2) rope tables */
     llama_layer *layer;
+    struct llama_decoder *decoder; /* the decode step's graph (llama_graph.c), made at the first decode */
 };
+
+/* The positions of one step: the rope rows, and each sequence's length before and after it (device tensors). */
+typedef struct llama_step {
+    wk_tensor *cos, *sin, *len_before, *len_after;
+    int n;
+} llama_step;
+
+/* llama_forward.c: the step's ops for ids (B, n) i32 on the model's device: f32 logits (B, rows, vocab: every
+ * position when all, else the last) and greedy ids (i64, B) as new references (either may be NULL); their copies to
+ * the host. */
+wk_status llama_step_run(llama_model *m, const wk_tensor *ids, const llama_step *st, bool all, wk_tensor **logits,
+                         wk_tensor **next, char *err, size_t cap);
+wk_status llama_step_read(const llama_model *m, const wk_tensor *logits, const wk_tensor *next, float *lhost,
+                          int32_t *nhost, char *err, size_t cap);
+/* llama_graph.c: one token per sequence through the decode graph, captured at the first call. WK_ERR_UNSUPPORTED
+ * (nothing done) where the device has no graphs or WICK_LLAMA_GRAPH=0: the caller runs the step eagerly. */
+wk_status llama_decode_graph(llama_model *m, const int32_t *ids, float *logits, int32_t *next, char *err, size_t cap);
+void llama_decoder_free(llama_model *m);
 
 /* config.json (Hugging Face) or the GGUF metadata into cfg (rope factors computed or read). */
 wk_status llama_config_hf(const char *dir, llama_config *cfg, char *err, size_t cap);

@@ -38,5 +38,9 @@ if wanted wick; then
             timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --device cuda:0 --dtype $dt --warmup \
                 2>&1 >/dev/null | tail -1
         done
+        # the same decode without the replayed graph (models/llama_graph.c), for the comparison
+        printf '%s f16, WICK_LLAMA_GRAPH=0: ' "$(basename "$f")"
+        WICK_LLAMA_GRAPH=0 timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --device cuda:0 \
+            --dtype f16 --warmup 2>&1 >/dev/null | tail -1
     done
 fi
