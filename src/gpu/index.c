@@ -194,7 +194,7 @@ wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_te
     wk_contiguous_strides(out->rank, out->shape, os);
     ix_space s;
     space_make(&s, out->rank, out->shape, dim, x->strides, ids->strides, os);
-    wk_status st;
+    wk_status st = WK_OK;
     if (gather_rows(d, &s, x, x->shape[dim], ids, out, &st))
         return st;
     return gather_general(d, &s, x, x->shape[dim], ids, out, WK_GPU_FAULT_GATHER);

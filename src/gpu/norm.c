@@ -100,7 +100,7 @@ static wk_status norm_run(int kind, const wk_tensor *x, const wk_tensor *w, cons
         .w = pw, .ws = ws, .b = pb, .bs = bs, .eps = eps, .out = po, .G = G, .flags = flags,
     };
     int dt = x->dtype, wd = wk_gpu_width_slot(d);
-    wk_status st;
+    wk_status st = WK_OK;
     if (kind == NM_LAYER && layer_held(d, &q, r, VW, dt, &st))
         return st;
     wk_gpu_dim grid = {wk_gpu_blocks(d, nrows * G, threads), 1, 1}, block = {threads, 1, 1};
