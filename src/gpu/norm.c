@@ -43,7 +43,7 @@ static bool layer_held(wk_gpu_dev *d, wk_gpu_norm_args *q, int r, int64_t VW, in
         return false;
     q->G = G;
     wk_gpu_dim grid = {(unsigned)cdiv(groups, q->iters), 1, 1}, block = {threads, 1, 1};
-    int slot = nv >= 4 ? 2 : nv >= 2 ? 1 : 0;
+    int slot = nv > 2 ? 2 : nv > 1 ? 1 : 0; /* NV: the power of two >= nv (3 takes 4, the 4th slot idle) */
     *st = WK_GPU_LAUNCH(d, norm_layer_held, slot, dt, wk_gpu_width_slot(d), grid, block, 0, *q);
     return true;
 }
