@@ -159,6 +159,34 @@ wk_status wk_gpu_index_select(const wk_tensor *x, int dim, const wk_tensor *ids,
     return gather_general(d, &s, x, size, ids, out, WK_GPU_FAULT_INDEX_SELECT);
 }
 
+/* Gather along the last dim of (outer, size) rows, a block a row (kernels/index.h, index_gather_rows), when the
+ * iteration is (outer, L) or (L) with dim last and rows of at least a block's worth of ids; x's row is staged in
+ * shared memory when it fits and each block looks it up at least size / 4 times. Returns false to leave it to
+ * the general kernel. */
+static bool gather_rows(wk_gpu_dev *d, const ix_space *s, const wk_tensor *x, int64_t size, const wk_tensor *ids,
+                        wk_tensor *out, wk_status *st)
+{
+    int dm = s->dim;
+    if (s->rank > 2 || dm != s->rank - 1 || s->shape[dm] < IX_GATHER_THREADS)
+        return false;
+    int64_t outer = s->rank == 2 ? s->shape[0] : 1, L = s->shape[dm];
+    int64_t chunks = (L + IX_GATHER_CHUNK - 1) / IX_GATHER_CHUNK, es = (int64_t)wk_dtype_size(x->dtype);
+    if (outer < 1 || outer > 0x7fffffff || chunks > 65535)
+        return false;
+    int64_t cl = (L + chunks - 1) / chunks;
+    bool stage = size * es <= IX_GATHER_SMEM && 4 * cl >= size;
+    wk_gpu_index_args q = {
+        .x = wk_tensor_data(x), .ids = wk_tensor_data(ids), .out = wk_tensor_data(out), .size = size, .L = L,
+        .xo = s->rank == 2 ? s->st[IX_X][0] : 0, .xk = s->st[IX_X][dm], .so = s->rank == 2 ? s->st[IX_IDS][0] : 0,
+        .ik = s->st[IX_IDS][dm], .fault = wk_gpu_fault_record(d), .code = WK_GPU_FAULT_GATHER, .stage = stage,
+    };
+    q.n = outer * L;
+    wk_gpu_dim grid = {(unsigned)outer, (unsigned)chunks, 1}, block = {IX_GATHER_THREADS, 1, 1};
+    *st = WK_GPU_LAUNCH(d, index_gather_rows, x->dtype, ids->dtype, 0, grid, block,
+                        stage ? (unsigned)(size * es) : 0, q);
+    return true;
+}
+
 wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor *out)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(out);
@@ -166,6 +194,9 @@ wk_status wk_gpu_gather(const wk_tensor *x, int dim, const wk_tensor *ids, wk_te
     wk_contiguous_strides(out->rank, out->shape, os);
     ix_space s;
     space_make(&s, out->rank, out->shape, dim, x->strides, ids->strides, os);
+    wk_status st = WK_OK;
+    if (gather_rows(d, &s, x, x->shape[dim], ids, out, &st))
+        return st;
     return gather_general(d, &s, x, x->shape[dim], ids, out, WK_GPU_FAULT_GATHER);
 }
 

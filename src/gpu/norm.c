@@ -22,6 +22,32 @@ static bool aligned16(const void *p) { return (uintptr_t)p % 16 == 0; }
 /* The row-shape slot (kernels/norm.h) of NV (a power of two up to 4) slots a lane. */
 static int rows_slot(bool vec, int nv) { return (vec ? NM_ROWS_V : NM_ROWS_S) + (nv >= 4 ? 2 : nv >= 2 ? 1 : 0); }
 
+/* layer_norm with w and b held (kernels/norm.h, norm_layer_held) when x's rows are vectors (q->flags NM_VEC) evenly
+ * strided (rank <= 1 once merged), w and b vectors or absent, and a row fits NM_HELD_MAX_G lanes of at most 4 slots:
+ * a block takes `iters` row groups, enough blocks left for about 16 a multiprocessor (a short tail). Returns false
+ * to leave the launch to norm_run. */
+static bool layer_held(wk_gpu_dev *d, wk_gpu_norm_args *q, int r, int64_t VW, int dt, wk_status *st)
+{
+    bool wok = !q->w || (q->flags & NM_WVEC), bok = !q->b || (q->flags & NM_BVEC);
+    int64_t units = cdiv(q->n, VW);
+    int G = pow2_at_least(cdiv(units, 4), NM_BLOCK);
+    int64_t nv = cdiv(units, G);
+    if (!(q->flags & NM_VEC) || !wok || !bok || r > 1 || G > NM_HELD_MAX_G || q->n > INT32_MAX / 2)
+        return false;
+    int lw = wk_gpu_logical_warp(d);
+    unsigned threads = G <= lw ? NM_HELD_BLOCK : (unsigned)G;
+    int64_t per = G <= lw ? threads / G : 1, groups = cdiv(q->nrows, per);
+    int64_t iters = groups / ((int64_t)wk_gpu_sm_count(d) * 16);
+    q->iters = (int32_t)(iters < 1 ? 1 : iters > 8 ? 8 : iters);
+    if (cdiv(groups, q->iters) > 0x7fffffff)
+        return false;
+    q->G = G;
+    wk_gpu_dim grid = {(unsigned)cdiv(groups, q->iters), 1, 1}, block = {threads, 1, 1};
+    int slot = nv > 2 ? 2 : nv > 1 ? 1 : 0; /* NV: the power of two >= nv (3 takes 4, the 4th slot idle) */
+    *st = WK_GPU_LAUNCH(d, norm_layer_held, slot, dt, wk_gpu_width_slot(d), grid, block, 0, *q);
+    return true;
+}
+
 /* kind: NM_SOFTMAX, NM_RMS or NM_LAYER; w, b may be NULL (softmax: both). */
 static wk_status norm_run(int kind, const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps, int flags,
                           wk_tensor *out)
@@ -73,8 +99,11 @@ static wk_status norm_run(int kind, const wk_tensor *x, const wk_tensor *w, cons
         .x = px, .rows = wk_gpu_layout_make(r, shape, stride), .s = s, .n = n, .nrows = nrows,
         .w = pw, .ws = ws, .b = pb, .bs = bs, .eps = eps, .out = po, .G = G, .flags = flags,
     };
-    wk_gpu_dim grid = {wk_gpu_blocks(d, nrows * G, threads), 1, 1}, block = {threads, 1, 1};
     int dt = x->dtype, wd = wk_gpu_width_slot(d);
+    wk_status st = WK_OK;
+    if (kind == NM_LAYER && layer_held(d, &q, r, VW, dt, &st))
+        return st;
+    wk_gpu_dim grid = {wk_gpu_blocks(d, nrows * G, threads), 1, 1}, block = {threads, 1, 1};
     if (kind == NM_SOFTMAX)
         return WK_GPU_LAUNCH(d, norm_softmax, shape_slot, dt, wd, grid, block, 0, q);
     if (kind == NM_RMS)

@@ -346,6 +346,20 @@ static void cases(wkt_list *l)
     add(l, IX_GATHER, false, WK_F32, WK_I32, 2, gat, 1, WKT_TRANSPOSED, WKT_CONTIG, WKT_CONTIG, 0);
     add(l, IX_GATHER, false, WK_F32, WK_I64, 2, big, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
     add(l, IX_GATHER, false, WK_F16, WK_I32, 2, big, 1, WKT_OFFSET, WKT_CONTIG, WKT_CONTIG, 0);
+    /* gather along the last dim a block a row (the GPU's row kernel): x's row staged in shared memory (up to 48
+     * KiB) or read in place (f64 rows of 7000), ids in two chunks a row, strided ids, a 1-D gather, merged outer
+     * dims; ids rows shorter than a block (203 here, gat above) take the general kernel */
+    add(l, IX_GATHER, false, WK_F32, WK_I64, 2, (const int64_t[]){20, 9000}, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG,
+        0);
+    add(l, IX_GATHER, false, WK_F64, WK_I32, 2, (const int64_t[]){5, 7000}, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG,
+        0);
+    add(l, IX_GATHER, false, WK_BF16, WK_U32, 2, (const int64_t[]){50, 300}, 1, WKT_CONTIG, WKT_OFFSET, WKT_CONTIG,
+        0);
+    add(l, IX_GATHER, false, WK_F32, WK_I64, 2, big, 1, WKT_CONTIG, WKT_TRANSPOSED, WKT_CONTIG, 0);
+    add(l, IX_GATHER, false, WK_I64, WK_I64, 1, (const int64_t[]){5000}, 0, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
+    add(l, IX_GATHER, false, WK_U8, WK_I32, 3, (const int64_t[]){3, 40, 300}, 2, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG,
+        0);
+    add(l, IX_GATHER, false, WK_F32, WK_I32, 2, (const int64_t[]){30, 200}, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
     add(l, IX_SCATTER, false, WK_F32, WK_I64, 2, gat, 0, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 0);
     add(l, IX_SCATTER, false, WK_F32, WK_I32, 2, big, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, F_DUPLICATES);
     add(l, IX_SCATTER, true, WK_U8, WK_I64, 2, big, 1, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, F_DUPLICATES);

@@ -168,6 +168,37 @@ static void cases(wkt_list *l)
         add_case(l, kind, WK_BF16, WKT_TRANSPOSED, 2, chunked, WKT_BROADCAST, WKT_CONTIG);
         add_case(l, kind, WK_F32, WKT_TRANSPOSED, 2, chunked, WKT_CONTIG, WKT_OFFSET);
     }
+    /* layer_norm of rows of whole 16-byte vectors (the GPU keeps w and b in registers there, norm_layer_held):
+     * blocks of many short rows and of one long row, slots past a row's end, a block taking two row groups (4301
+     * rows on 132 SMs), rows of stride 0 (broadcast), no w or no b; and what takes the other paths: w of stride 0,
+     * unaligned rows (offset views), rows of two strides (broadcast rank 3), rows too long for 512 lanes */
+    static const int64_t lg_f32[2] = {9, 8192}, lg_bf16[2] = {37, 4096}, many[2] = {4301, 1024}, tiny[2] = {130, 24},
+                         odd[2] = {33, 520}, f64r[2] = {300, 6}, bc3[3] = {3, 4, 64}, over[2] = {3, 8200};
+    add_case(l, LAYER_NORM, WK_F32, WKT_CONTIG, 2, lg_f32, WKT_CONTIG, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_BF16, WKT_CONTIG, 2, lg_bf16, WKT_CONTIG, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_F32, WKT_CONTIG, 2, many, WKT_CONTIG, -1);
+    add_case(l, LAYER_NORM, WK_F16, WKT_CONTIG, 2, tiny, WKT_CONTIG, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_BF16, WKT_CONTIG, 2, odd, -1, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_BF16, WKT_CONTIG, 2, odd, WKT_BROADCAST, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_F64, WKT_CONTIG, 2, f64r, -1, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_F32, WKT_BROADCAST, 2, lg_bf16, WKT_CONTIG, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_F16, WKT_BROADCAST, 3, bc3, WKT_CONTIG, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_BF16, WKT_OFFSET, 2, lg_bf16, WKT_CONTIG, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_F32, WKT_CONTIG, 2, over, WKT_CONTIG, WKT_CONTIG);
+    add_case_with(l, LAYER_NORM, WK_F32, WKT_CONTIG, 2, lg_bf16, WKT_CONTIG, WKT_CONTIG, INPUT_WIDE, 0, 0, -1, false);
+    /* held rows of 3 vectors a lane (the GPU rounds up to 4 slots, the 4th past the end; every lane's 3rd slot
+     * is the row's tail): 1 lane (f32 12, f64 10 = 5 vectors on 2 lanes), 32 and 64 lanes (at or below a logical
+     * warp), 128 and 512 lanes (a block a row); no w or no b; NaN/inf rows */
+    static const int64_t h3a[2] = {70, 12}, h3b[2] = {45, 10}, h3c[2] = {41, 300}, h3d[2] = {19, 768},
+                         h3e[2] = {7, 3072}, h3f[2] = {5, 6144};
+    add_case(l, LAYER_NORM, WK_F32, WKT_CONTIG, 2, h3a, WKT_CONTIG, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_F64, WKT_CONTIG, 2, h3b, WKT_CONTIG, -1);
+    add_case(l, LAYER_NORM, WK_F32, WKT_CONTIG, 2, h3c, WKT_CONTIG, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_F32, WKT_CONTIG, 2, h3d, -1, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_BF16, WKT_CONTIG, 2, h3e, WKT_CONTIG, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_F16, WKT_CONTIG, 2, h3d, WKT_CONTIG, WKT_CONTIG);
+    add_case(l, LAYER_NORM, WK_F32, WKT_CONTIG, 2, h3f, WKT_CONTIG, -1);
+    add_case_with(l, LAYER_NORM, WK_F32, WKT_CONTIG, 2, h3c, WKT_CONTIG, WKT_CONTIG, INPUT_WIDE, 0, 0, -1, false);
     /* beyond f32 statistics: a mean 3e6 standard deviations from 0 (f32 rounding of the mean shows), sums
      * and squares that overflow or underflow f32 (eps 0 for the tiny ones); a mean far from 0 in f16 */
     add_case_with(l, LAYER_NORM, WK_F32, WKT_CONTIG, 2, wide, WKT_CONTIG, WKT_CONTIG, INPUT_RANDOM, 1e4, 1e4 + 0.01,

@@ -264,6 +264,17 @@ static void cases(wkt_list *l)
         add_case(l, ARGMAX, all_dtypes[t], WKT_CONTIG, 2, lead_arg, lead, true, INPUT_WIDE);
     }
     add_case(l, WK_REDUCE_SUM, WK_F16, WKT_CONTIG, 2, lead_minmax, lead, false, INPUT_RANDOM);
+    /* sums over dim 0 of tall matrices (the vector column path: 8 rows a step for 4- and 8-byte dtypes, 4 for
+     * 16-bit, every 32 rows into the total; rows left over a step), and its scalar fallbacks (a width that is
+     * not whole vectors, rows that start unaligned) */
+    add_case(l, WK_REDUCE_SUM, WK_F32, WKT_CONTIG, 2, (const int64_t[]){3001, 132}, lead, false, INPUT_RANDOM);
+    add_case(l, WK_REDUCE_SUM, WK_F64, WKT_CONTIG, 2, (const int64_t[]){2003, 34}, lead, true, INPUT_RANDOM);
+    add_case(l, WK_REDUCE_SUM, WK_BF16, WKT_CONTIG, 2, (const int64_t[]){1500, 72}, lead, false, INPUT_RANDOM);
+    add_case(l, WK_REDUCE_SUM, WK_I32, WKT_CONTIG, 2, (const int64_t[]){1203, 36}, lead, false, INPUT_RANDOM);
+    add_case(l, WK_REDUCE_MEAN, WK_F32, WKT_CONTIG, 2, (const int64_t[]){777, 256}, lead, false, INPUT_RANDOM);
+    add_case(l, WK_REDUCE_SUM, WK_F32, WKT_CONTIG, 2, (const int64_t[]){1003, 130}, lead, false, INPUT_RANDOM);
+    add_case(l, WK_REDUCE_SUM, WK_F32, WKT_OFFSET, 2, (const int64_t[]){2000, 64}, lead, false, INPUT_RANDOM);
+    add_case(l, WK_REDUCE_SUM, WK_F32, WKT_CONTIG, 2, (const int64_t[]){7, 64}, lead, false, INPUT_RANDOM);
     /* -0 and +0 as the maximum (a tie), in the column and the row paths */
     static const int64_t zeros[3] = {40, 3, 17};
     for (int t = 4; t < 8; t++) {

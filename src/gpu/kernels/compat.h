@@ -146,6 +146,18 @@ template <class T> __device__ __forceinline__ T wk_ldg(const T *p)
 }
 #endif
 
+/* An empty statement that tells the compiler v may have changed here, emitting nothing: work that depends on v is
+ * not hoisted above it out of a loop (a kernel that holds packed values across a loop keeps them packed instead of
+ * keeping their conversions, which would take twice the registers). */
+__device__ __forceinline__ void wk_opaque(uint32_t &v)
+{
+#if defined(__HIPCC__)
+    __asm__ volatile("" : "+v"(v));
+#else
+    asm volatile("" : "+r"(v));
+#endif
+}
+
 /* f16 <-> f32 with the hardware conversion (round to nearest even): core/numerics.h's wk_f32_to_f16_bits and
  * wk_f16_bits_to_f32 use these in the device pass. On HIP the bits go through
  * __half_raw (its x is the bit pattern; __half converts to and from it in every ROCm since 1.x), and

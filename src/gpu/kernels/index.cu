@@ -192,6 +192,53 @@ __device__ void index_gather_body(const T *x, const wk_gpu_layout &lx, int64_t x
     }
 }
 
+/* ---------------------------------------------------------------- gather along the last dim, a block a row
+ * (index.h, index_gather_rows): row o = blockIdx.x, ids j0 .. j1 - 1 of it (blockIdx.y's chunk of cl). No division
+ * per element; the ids' loads of IX_UNROLL rounds go out together. src: x's row (stride xk) or its copy in shared
+ * memory (stride 1). */
+template <class T, class I>
+__device__ __forceinline__ void ix_gather_row(const T *src, int64_t sk, const I *ids, int64_t ik, T *out, int64_t j0,
+                                              int64_t j1, int64_t size, int32_t *fault, int code)
+{
+    for (int64_t j = j0 + threadIdx.x; j < j1; j += IX_UNROLL * (int64_t)blockDim.x) {
+        int64_t id[IX_UNROLL];
+#pragma unroll
+        for (int u = 0; u < IX_UNROLL; u++) {
+            int64_t e = j + u * (int64_t)blockDim.x;
+            id[u] = e < j1 ? (int64_t)wk_ldg(ids + e * ik) : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < IX_UNROLL; u++) {
+            int64_t e = j + u * (int64_t)blockDim.x;
+            if (e >= j1)
+                continue;
+            if (ix_ok(id[u], size))
+                out[e] = src[id[u] * sk];
+            else
+                ix_fault(fault, code, id[u]);
+        }
+    }
+}
+
+template <class T, class I, int> __device__ __forceinline__ void index_gather_rows_run(const wk_gpu_index_args &p)
+{
+    int64_t o = blockIdx.x, cl = (p.L + gridDim.y - 1) / gridDim.y;
+    int64_t j0 = blockIdx.y * cl, j1 = j0 + cl < p.L ? j0 + cl : p.L;
+    const T *xr = (const T *)p.x + o * p.xo;
+    const I *ids = (const I *)p.ids + o * p.so;
+    T *out = (T *)p.out + o * p.L;
+    if (p.stage) {
+        extern __shared__ unsigned long long ix_gsmem[]; /* 8-byte aligned for every T */
+        T *row = reinterpret_cast<T *>(ix_gsmem);
+        for (int64_t k = threadIdx.x; k < p.size; k += blockDim.x)
+            row[k] = wk_ldg(xr + k * p.xk);
+        __syncthreads();
+        ix_gather_row<T, I>(row, 1, ids, p.ik, out, j0, j1, p.size, p.fault, p.code);
+    } else {
+        ix_gather_row<T, I>(xr, p.xk, ids, p.ik, out, j0, j1, p.size, p.fault, p.code);
+    }
+}
+
 /* ---------------------------------------------------------------- index_select over compact rows
  * x as (outer, size, inner) rows with unit stride inside (x offset o*xo + id*xk + i), out contiguous
  * (outer, L, inner); everything counted in units U (up to 16 bytes) that whole elements make up. One

@@ -32,8 +32,17 @@ typedef struct wk_gpu_index_args {
     int64_t inner, L;   /* rows kernels: units per row and rows per outer step (the indexed extent) */
     int64_t lines, K;   /* lines kernel: lines (product of the dims before dim) and sources per line */
     int32_t *fault;     /* the device's fault record (layout.h): its code, then its value */
+    int32_t stage;      /* gather_rows: 1 copies x's row into shared memory first (size elements) */
     int32_t code;       /* fault code a bad index claims; writers: 0 = a range pass ran first (index.cu) */
 } wk_gpu_index_args;
+
+/* gather along the last dim of (outer, size) rows (index_gather_rows): a block per (row, chunk of IX_GATHER_CHUNK
+ * ids or more); x row o at o * xo, element k at k * xk; ids row o at o * so, element j at j * ik; out row o at o * L.
+ * With `stage` the block first copies x's row into shared memory (at most IX_GATHER_SMEM bytes, under every
+ * device's default limit), so the random reads are shared-memory reads instead of one cache line each. */
+#define IX_GATHER_THREADS 256
+#define IX_GATHER_SMEM 49152
+#define IX_GATHER_CHUNK 8192
 
 /* index_select_rows' row unit: the widest of 1, 2, 4, 8, 16 bytes that row sizes, strides and addresses allow;
  * slot k is 2^k bytes (ix_b16: index.cu's 16-byte unit). */
@@ -65,6 +74,7 @@ typedef struct wk_gpu_index_args {
     X(index, index_check, wk_gpu_index_args, INDEX, NONE, ONE, )                                                  \
     X(index, index_select_rows, wk_gpu_index_args, IX_ROW_BYTES, INDEX, ONE, )                                    \
     X(index, index_gather, wk_gpu_index_args, DT_ALL, INDEX, ONE, )                                               \
+    X(index, index_gather_rows, wk_gpu_index_args, DT_ALL, INDEX, ONE, __launch_bounds__(IX_GATHER_THREADS))      \
     X(index, index_scatter, wk_gpu_index_args, DT_ALL, INDEX, ONE, )                                              \
     X(index, index_scatter_add, wk_gpu_index_args, DT_ALL, INDEX, ONE, )                                          \
     X(index, index_scatter_add_lines, wk_gpu_index_args, IX_LINES_NARROW, INDEX, ONE,                             \

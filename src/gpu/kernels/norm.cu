@@ -31,13 +31,26 @@ template <class T> __device__ __forceinline__ void nm_put(wk_w16 &v, int k, T t)
     }
 }
 
-template <class T> __device__ __forceinline__ typename nm_c<T>::type nm_cvt(T t) { return wk_ld(&t); }
-template <class T> __device__ __forceinline__ T nm_pack(typename nm_c<T>::type v)
+/* The 16-byte vector of VW values v[0 .. VW - 1] rounded to T; 16-bit types two values a conversion
+ * (wk_tc_pack, compat.h: round to nearest even as wk_st; a NaN stays NaN). */
+template <class T> struct nm_bf { static constexpr int v = 0; };
+template <> struct nm_bf<wk_bf16> { static constexpr int v = 1; };
+template <class T, class C> __device__ __forceinline__ wk_w16 nm_vec(const C *v)
 {
-    T t;
-    wk_st(&t, v);
-    return t;
+    wk_w16 p = {{0, 0, 0, 0}};
+    if constexpr (sizeof(T) == 2) {
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            p.w[i] = wk_tc_pack<nm_bf<T>::v>(v[2 * i], v[2 * i + 1]);
+    } else {
+#pragma unroll
+        for (int e = 0; e < 16 / (int)sizeof(T); e++)
+            nm_put(p, e, (T)v[e]);
+    }
+    return p;
 }
+
+template <class T> __device__ __forceinline__ typename nm_c<T>::type nm_cvt(T t) { return wk_ld(&t); }
 
 /* ---------------------------------------------------------------- group reductions
  * A row's statistics go through wk_group_reduce (common.cuh) over the G lanes that hold the row: G aligned
@@ -162,6 +175,7 @@ template <class T, int NV, bool VEC> struct nm_row {
 
     __device__ int idx(int k, int e) const { return VEC ? (k * G + lane) * VW + e : (k * VW + e) * G + lane; }
     __device__ bool in(int k, int e) const { return idx(k, VEC ? 0 : e) < n; }
+    __device__ C val(int k, int e) const { return v[k * VW + e]; }
 
     __device__ void load()
     {
@@ -210,13 +224,8 @@ template <class T, int NV, bool VEC> struct nm_row {
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             if constexpr (VEC) {
-                if (in(k, 0)) {
-                    wk_w16 p = {{0, 0, 0, 0}};
-#pragma unroll
-                    for (int e = 0; e < VW; e++)
-                        nm_put(p, e, nm_pack<T>(v[k * VW + e]));
-                    *(wk_w16 *)(y + idx(k, 0)) = p;
-                }
+                if (in(k, 0))
+                    *(wk_w16 *)(y + idx(k, 0)) = nm_vec<T>(v + k * VW);
             } else {
 #pragma unroll
                 for (int e = 0; e < VW; e++)
@@ -296,16 +305,19 @@ __device__ void nm_rms_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, int fl
     nm_normalize(r, (C)0, (C)0, (C)(1.0 / sqrt(ssd / (double)r.n + eps)), w, ws, (const T *)nullptr, 0, flags);
 }
 
-/* layer_norm, the CPU's formula with a different centre: f32 rows: m = the row's first element (any value of the
- * row keeps the cancellation below small; it needs no reduction, so both sums go in one pass), fix = mean(x - m),
- * var = mean((x - m)^2) - fix^2 (biased), y = ((x - m) - fix) * scale [* w] [+ b], scale = 1 / sqrt(var + eps);
- * the CPU centres on the mean rounded to f32 instead. f64 rows: the mean, then mean((x - mean)^2). */
-template <int LW, class T, int NV, bool VEC>
-__device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, const T *b, int64_t bs, int flags,
-                             double eps)
+/* layer_norm's statistics of a row: y = (x - center - fix) * scale. The CPU's formula with a different centre:
+ * f32 rows: center = the row's first element (any value of the row keeps the cancellation below small; it needs no
+ * reduction, so both sums go in one pass), fix = mean(x - center), var = mean((x - center)^2) - fix^2 (biased),
+ * scale = 1 / sqrt(var + eps); the CPU centres on the mean rounded to f32 instead. f64 rows: the mean, then
+ * mean((x - mean)^2), fix 0. */
+template <class C> struct nm_lstat {
+    C center, fix, scale;
+};
+template <int LW, int NV, bool F32 = false, class R>
+__device__ nm_lstat<typename R::C> nm_layer_stats(const R &r, double eps)
 {
-    typedef typename nm_c<T>::type C;
-    constexpr int VW = nm_row<T, NV, VEC>::VW, S = nm_row<T, NV, VEC>::S;
+    typedef typename R::C C;
+    constexpr int VW = R::VW;
     double n = (double)r.n;
     if constexpr (sizeof(C) == 4) {
         C m = r.first, s1 = 0, s2 = 0;
@@ -314,31 +326,46 @@ __device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, cons
 #pragma unroll
             for (int e = 0; e < VW; e++)
                 if (r.in(k, e)) {
-                    C d = r.v[k * VW + e] - m;
+                    C d = r.val(k, e) - m;
                     s1 += d;
                     s2 += d * d;
                 }
         nm_group2<LW>(s1, s2, r.G);
+        if constexpr (F32) { /* the same in f32 (fewer registers live beside the row) */
+            float f = s1 * r.inv_n, var = s2 * r.inv_n - f * f;
+            var = var < 0 ? 0 : var;
+            return {m, f, 1.0f / sqrtf(var + (float)eps)};
+        }
         double f = s1 / n, var = s2 / n - f * f;
         var = var < 0 ? 0 : var; /* a NaN stays NaN */
-        nm_normalize(r, m, (C)f, (C)(1.0 / sqrt(var + eps)), w, ws, b, bs, flags);
+        return {m, (C)f, (C)(1.0 / sqrt(var + eps))};
     } else {
         C s0 = 0;
 #pragma unroll
-        for (int i = 0; i < S; i++)
-            s0 += r.v[i];
+        for (int k = 0; k < NV; k++)
+#pragma unroll
+            for (int e = 0; e < VW; e++)
+                s0 += r.val(k, e); /* slots past the end hold 0 */
         C m = (C)((double)wk_group_reduce<LW>(s0, wk_op_sum(), r.G) / n), s2 = 0;
 #pragma unroll
         for (int k = 0; k < NV; k++)
 #pragma unroll
             for (int e = 0; e < VW; e++)
                 if (r.in(k, e)) {
-                    C d = r.v[k * VW + e] - m;
+                    C d = r.val(k, e) - m;
                     s2 += d * d;
                 }
         s2 = wk_group_reduce<LW>(s2, wk_op_sum(), r.G);
-        nm_normalize(r, m, (C)0, (C)(1.0 / sqrt(s2 / n + eps)), w, ws, b, bs, flags);
+        return {m, (C)0, (C)(1.0 / sqrt(s2 / n + eps))};
     }
+}
+
+template <int LW, class T, int NV, bool VEC>
+__device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, const T *b, int64_t bs, int flags,
+                             double eps)
+{
+    nm_lstat<typename nm_c<T>::type> st = nm_layer_stats<LW, NV>(r, eps);
+    nm_normalize(r, st.center, st.fix, st.scale, w, ws, b, bs, flags);
 }
 
 /* Row `row` of x starts at wk_offset(rows, row) and has n elements x[j * s]; out is contiguous. Groups of G lanes
@@ -378,6 +405,94 @@ __device__ void nm_long(const T *__restrict__ x, const wk_gpu_layout &rows, int6
     for (int64_t row = blockIdx.x; row < nrows; row += gridDim.x)
         nm_row_mem<LW, T, KIND>(x + wk_offset(rows, row), s, n, w, ws, b, bs, eps, out + row * n, threadIdx.x,
                                 blockDim.x, flags);
+}
+
+/* ---------------------------------------------------------------- layer_norm with w and b held
+ * Vector rows (NM_VEC), w and b vectors too (NM_WVEC, NM_BVEC) or absent, rows uniformly strided (rows.rank <= 1).
+ * As nm_reg, but the row stays in registers as stored (16-byte words, converted where used: half the registers for
+ * f16/bf16), and a lane's slots of w and b are loaded once, before the block's first row, and kept: a lane takes
+ * the same columns of every row, so a row costs its own bytes and no reload of the parameters after its
+ * statistics. Block b takes the row groups [b * iters, (b + 1) * iters) (a group: blockDim.x / G rows, or one
+ * when G > LW). */
+template <class T, int NV> struct nm_held {
+    typedef typename nm_c<T>::type C;
+    static constexpr int VW = 16 / sizeof(T);
+    wk_w16 v[NV];
+    C first; /* rows: the row's first element (0 without a row) */
+    int lane, G, n;
+    float inv_n; /* rows: 1 / the row's length, for the statistics in f32 */
+
+    __device__ bool in(int k, int = 0) const { return (k * G + lane) * VW < n; }
+    __device__ C val(int k, int e) const { return nm_cvt(wk_w16_get<T>(v[k], e)); }
+    /* p (contiguous, 16-byte aligned, n elements) or zeros; slots past the end hold 0. */
+    __device__ void load(const T *p)
+    {
+        first = p && n > 0 ? nm_cvt(wk_ldg(p)) : (C)0;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            wk_w16 q = {{0, 0, 0, 0}};
+            if (p && in(k))
+                q = wk_ldg((const wk_w16 *)(p + (k * G + lane) * VW));
+            v[k] = q;
+        }
+    }
+};
+
+template <int LW, class T, int NV> __device__ void nm_layer_held(const wk_gpu_norm_args &p)
+{
+    typedef typename nm_c<T>::type C;
+    constexpr int VW = 16 / sizeof(T);
+    const T *x = (const T *)p.x;
+    T *out = (T *)p.out;
+    const bool hw = p.w != nullptr, hb = p.b != nullptr;
+    const int64_t rs = p.rows.rank > 0 ? p.rows.stride[0] : 0;
+    nm_held<T, NV> r, w, b;
+    r.G = w.G = b.G = p.G;
+    r.lane = w.lane = b.lane = (int)(threadIdx.x % (unsigned)p.G);
+    w.n = b.n = (int)p.n;
+    r.inv_n = 1.0f / (float)p.n;
+    w.load((const T *)p.w);
+    b.load((const T *)p.b);
+    int64_t per = p.G <= LW ? blockDim.x / p.G : 1, grp = threadIdx.x / p.G;
+    int64_t g = (int64_t)blockIdx.x * p.iters;
+    /* the bounds are the same in every thread of the block: all reach the reductions' barriers */
+    for (int it = 0; it < p.iters && (g + it) * per < p.nrows; it++) {
+        int64_t row = (g + it) * per + grp;
+        bool valid = row < p.nrows;
+        for (int i = 0; sizeof(T) == 2 && i < 4 * NV; i++) { /* keep w and b packed, not converted */
+            wk_opaque(w.v[i / 4].w[i % 4]);
+            wk_opaque(b.v[i / 4].w[i % 4]);
+        }
+        r.n = valid ? (int)p.n : 0;
+        r.load(x + (valid ? row * rs : 0));
+        nm_lstat<C> st = nm_layer_stats<LW, NV, true>(r, p.eps);
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            if (!r.in(k))
+                continue;
+            C y[VW];
+#pragma unroll
+            for (int e = 0; e < VW; e++) {
+                y[e] = (r.val(k, e) - st.center - st.fix) * st.scale;
+                if (hw)
+                    y[e] *= w.val(k, e);
+                if (hb)
+                    y[e] += b.val(k, e);
+            }
+            *(wk_w16 *)(out + row * p.n + (k * p.G + r.lane) * VW) = nm_vec<T>(y);
+        }
+    }
+}
+
+template <int NV_> struct nm_held_shape { static constexpr int NV = NV_; };
+typedef nm_held_shape<1> nm_held1;
+typedef nm_held_shape<2> nm_held2;
+typedef nm_held_shape<4> nm_held4;
+
+/* TA: the slots a lane (nm_held_shape), TB: the dtype. */
+template <class R, class T, int LW> __device__ __forceinline__ void norm_layer_held_run(const wk_gpu_norm_args &p)
+{
+    nm_layer_held<LW, T, R::NV>(p);
 }
 
 /* ---------------------------------------------------------------- entry points

@@ -32,6 +32,7 @@ typedef struct wk_gpu_norm_args {
     void *out;          /* (nrows, n), contiguous */
     int32_t G;          /* lanes a row (a power of two, at most NM_BLOCK); the long path ignores it */
     int32_t flags;      /* NM_* */
+    int32_t iters;      /* norm_layer_held: row groups a block takes, one after another */
 } wk_gpu_norm_args;
 
 /* batch_norm and group_norm over x as (N, C, S), any strides; out contiguous (N, C, S). */
@@ -55,12 +56,23 @@ enum { NM_ROWS_V = 0, NM_ROWS_S = 3, NM_ROWS_LONG = 6 };
     Y(_s1, nm_rows_s1, __VA_ARGS__) Y(_s2, nm_rows_s2, __VA_ARGS__) Y(_s4, nm_rows_s4, __VA_ARGS__)               \
     Y(_long, nm_rows_long, __VA_ARGS__)
 
+/* layer_norm of vector rows (NM_VEC) with w and b held (norm_layer_held): G lanes a row, NV 16-byte slots a lane
+ * (axis A, slot log2(NV): _h1 _h2 _h4), the lane's slots of w and b loaded once per block and kept in registers
+ * (every row a block takes uses the same columns), `iters` row groups a block. Blocks of NM_HELD_BLOCK threads
+ * (several rows each), or of G threads when G is larger (at most NM_HELD_MAX_G); held to 2 blocks of the largest
+ * an SM (64 registers a thread). */
+#define NM_HELD_BLOCK 256
+#define NM_HELD_MAX_G 512
+#define WK_AX_NM_HELD(Y, N, ...)                                                                                  \
+    Y(_h1, nm_held1, __VA_ARGS__) Y(_h2, nm_held2, __VA_ARGS__) Y(_h4, nm_held4, __VA_ARGS__)
+
 /* "norm_rms_v4_f32_w64": kind, row shape, dtype (B: the wk_dtype), width. Every kind builds NV 4 for every
  * dtype, though the host takes at most NV 2 for rms and layer norms of f16/bf16 (gpu/norm.c). */
 #define WK_NORM_KERNELS(X)                                                                                        \
     X(norm, norm_softmax, wk_gpu_norm_args, NM_ROWS, DT_FLOAT, WIDTHS, __launch_bounds__(NM_BLOCK))              \
     X(norm, norm_rms, wk_gpu_norm_args, NM_ROWS, DT_FLOAT, WIDTHS, __launch_bounds__(NM_BLOCK))                  \
     X(norm, norm_layer, wk_gpu_norm_args, NM_ROWS, DT_FLOAT, WIDTHS, __launch_bounds__(NM_BLOCK))               \
+    X(norm, norm_layer_held, wk_gpu_norm_args, NM_HELD, DT_FLOAT, WIDTHS, WK_LAUNCH_BOUNDS(NM_HELD_MAX_G, 2))   \
     X(norm, norm_batch, wk_gpu_norm_chan_args, DT_FLOAT, NONE, ONE, )                                             \
     X(norm, norm_group, wk_gpu_norm_chan_args, DT_FLOAT, NONE, WIDTHS, __launch_bounds__(NM_CHAN_BLOCK))
 

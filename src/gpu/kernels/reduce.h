@@ -58,13 +58,14 @@ typedef struct wk_gpu_reduce_args {
 } wk_gpu_reduce_args;
 
 /* Every launch is at most WK_RED_THREADS threads. The runs kernels are held to 64 registers (4 blocks an SM); with
- * that bound ptxas also issues the four 16-byte loads of an iteration together instead of two by two. The runs and
+ * that bound ptxas also issues the four 16-byte loads of an iteration together instead of two by two. The vector
+ * column kernel too (76 registers unbounded: 3 blocks an SM), with eight 16-byte loads an iteration. The runs and
  * merge kernels are built per logical warp width (WIDTHS); the column kernels do not depend on it. */
 #define WK_REDUCE_KERNELS(X)                                                                                      \
     X(reduce, reduce_rows, wk_gpu_reduce_args, RED_OP, DT_ALL, WIDTHS, WK_LAUNCH_BOUNDS(WK_RED_THREADS, 4))       \
     X(reduce, reduce_finish, wk_gpu_reduce_args, RED_OP, DT_ALL, WIDTHS, __launch_bounds__(WK_RED_THREADS))       \
     X(reduce, reduce_cols, wk_gpu_reduce_args, RED_OP, DT_ALL, ONE, __launch_bounds__(WK_RED_THREADS))            \
-    X(reduce, reduce_colsv, wk_gpu_reduce_args, RED_OP, DT_ALL, ONE, __launch_bounds__(WK_RED_THREADS))           \
+    X(reduce, reduce_colsv, wk_gpu_reduce_args, RED_OP, DT_ALL, ONE, WK_LAUNCH_BOUNDS(WK_RED_THREADS, 4))        \
     X(reduce, argreduce_rows, wk_gpu_reduce_args, ARG_OP, DT_ALL, WIDTHS, )                                       \
     X(reduce, argreduce_finish, wk_gpu_reduce_args, ARG_OP, DT_ALL, WIDTHS, )                                     \
     X(reduce, argreduce_cols, wk_gpu_reduce_args, ARG_OP, DT_ALL, ONE, )
