@@ -22,14 +22,23 @@ typedef struct mq_job {
     atomic_int failed;
 } mq_job;
 
-/* Row n of w as K floats. */
+/* Row n of w as K floats; the loop is written once per common type so that wk_q_value8 is compiled for it. */
+#define MQ_DECODE(QI, BS, BB)                                                                                   \
+    for (int64_t k = 0; k < j->K; k += (BS), blk += (BB))                                                       \
+        for (int e = 0; e < (BS); e += 8)                                                                       \
+            wk_q_value8((QI), blk, e, dst + k + e);
 static void decode_row(const mq_job *j, int64_t n, float *dst)
 {
     const uint8_t *blk = j->w + n * j->row_bytes;
-    for (int64_t k = 0; k < j->K; k += j->bs, blk += j->bb)
-        for (int e = 0; e < j->bs; e += 8)
-            wk_q_value8(j->qi, blk, e, dst + k + e);
+    switch (j->qi) {
+    case WK_QI_Q4_0: MQ_DECODE(WK_QI_Q4_0, WK_QK, 18) break;
+    case WK_QI_Q8_0: MQ_DECODE(WK_QI_Q8_0, WK_QK, 34) break;
+    case WK_QI_Q4_K: MQ_DECODE(WK_QI_Q4_K, WK_QK_K, 144) break;
+    case WK_QI_Q6_K: MQ_DECODE(WK_QI_Q6_K, WK_QK_K, 210) break;
+    default: MQ_DECODE(j->qi, j->bs, j->bb) break;
+    }
 }
+#undef MQ_DECODE
 
 /* sum a[i] * b[i], n a multiple of 8, in 8 f32 partial sums (a vector's lanes). */
 static float dot8(const float *a, const float *b, int64_t n)
