@@ -113,6 +113,7 @@ class Wick:
             "wk_roll": [vp, i64p, intp, i32, pvp],
             "wk_repeat": [vp, i64p, i32, pvp],
             "wk_matmul": [vp, vp, pvp],
+            "wk_matmul_q": [vp, vp, pvp],
         }
         for name, args in sigs.items():
             getattr(lib, name).argtypes = args
@@ -376,6 +377,13 @@ def cases(dev, quick):
         yield Case("matmul %s" % ("f32" if dt == f32 else "bf16"), "%d^3" % size, MATMUL, 1e-4 if dt == f32 else 2e-2,
                    lambda s=size, d=dt: [rand((s, s), d, -1, 1), rand((s, s), d, -1, 1)], torch.matmul,
                    lambda w, a, b: w.call(w.lib.wk_matmul, a, b))
+    # Linear layers with block-quantized weights (wick bench's matmul_q): wick reads the blocks; PyTorch multiplies
+    # the same weights dequantized to f16 beforehand (F.linear), what a framework without quantized kernels runs.
+    for qname, m, n, k in (("q4_0", 1, 4096, 4096), ("q8_0", 1, 4096, 4096), ("q4_0", 1, 14336, 4096),
+                           ("q8_0", 1, 14336, 4096), ("q4_0", 8, 14336, 4096), ("q4_0", 512, 14336, 4096)):
+        if quick:
+            n, k = min(n, 1024), 1024
+        yield matmul_q_case(dev, qname, m, n, k, rand)
     convs = ((64, 56, 64, 3, 1, 1), (256, 56, 64, 1, 1, 0), (128, 28, 128, 3, 1, 1), (512, 7, 512, 3, 1, 1),
              (3, 224, 64, 7, 2, 3))
     for dt in (f32, bf16):
@@ -389,6 +397,48 @@ def cases(dev, quick):
                                                            rand((o, c, k, k), d, -0.1, 0.1), rand((o,), d, -0.1, 0.1)],
                        lambda x, wt, b, s=s, p=p: F.conv2d(x, wt, b, s, p),
                        lambda w, x, wt, b, pp=params: w.call(w.lib.wk_conv2d, x, wt, b, ctypes.byref(pp)))
+
+
+WK_QTYPE = {"q4_0": 8, "q8_0": 12}
+_Q_HANDLES = []  # the quantized weights of the last matmul_q case, released when the next one makes its own
+
+
+def quant_blocks(dev, qname, n, k):
+    """Random GGML blocks (N, K) of Q4_0 or Q8_0: (their bytes on the host, the weights dequantized, f16, on dev)."""
+    nb = k // 32
+    d = (torch.rand((n, nb), device=dev) * 0.02 - 0.01).to(torch.float16)
+    if qname == "q4_0":
+        qs = torch.randint(0, 256, (n, nb, 16), device=dev, dtype=torch.uint8)
+        vals = torch.cat([(qs & 15).float() - 8, (qs >> 4).float() - 8], -1)  # element j < 16: low nibble of j
+    else:
+        qs = torch.randint(-128, 128, (n, nb, 32), device=dev, dtype=torch.int8).view(torch.uint8)
+        vals = qs.view(torch.int8).float()
+    raw = torch.cat([d.view(torch.uint8).reshape(n, nb, 2), qs], -1).reshape(n, -1)
+    return raw.cpu().contiguous(), (d.float().unsqueeze(-1) * vals).reshape(n, k).to(torch.float16)
+
+
+def matmul_q_case(dev, qname, m, n, k, rand):
+    state = {}
+
+    def inputs():
+        for w, h in _Q_HANDLES:
+            w.release(h)
+        _Q_HANDLES.clear()
+        state["raw"], deq = quant_blocks(dev, qname, n, k)
+        return [rand((m, k), torch.float16, -1, 1), deq]
+
+    def wick_fn(w, x, _deq):
+        if "q" not in state:
+            q, shape = ctypes.c_void_p(), (ctypes.c_int64 * 2)(n, k)
+            w.check(w.lib.wk_tensor_from_host(w.dev, WK_QTYPE[qname], 2, shape,
+                                              ctypes.c_void_p(state["raw"].data_ptr()), ctypes.byref(q)),
+                    "wk_tensor_from_host")
+            state["q"] = q
+            _Q_HANDLES.append((w, q))
+        return w.call(w.lib.wk_matmul_q, x, state["q"])
+
+    return Case("matmul_q %s f16 M=%d" % (qname, m), "%dx%d @ %dx%d^T" % (m, k, n, k), None, 2e-3, inputs,
+                lambda x, deq: F.linear(x, deq), wick_fn)
 
 
 def wick_topk(w, x, k):

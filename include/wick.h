@@ -589,6 +589,17 @@ wk_status wk_index_add_inplace(wk_tensor *x, int dim, const wk_tensor *ids, cons
  * dims) that holds one, found before anything is written (on a GPU this reads one value a row back: a sync). */
 wk_status wk_dequantize(const wk_tensor *x, wk_dtype dt, wk_tensor **out);
 wk_status wk_quantize(const wk_tensor *x, wk_dtype qt, wk_tensor **out);
+/* wk_matmul_q: out = x @ w^T, a linear layer with block-quantized weights (GGUF's orientation: each row of w is one
+ * output feature). x (..., K) of f32, f16 or bf16, any view; w (N, K) of any block-quantized dtype, rank 2, any view
+ * a quantized tensor may be; out (..., N) new and contiguous, in x's dtype (as wk_matmul keeps its operands'). w's
+ * values are wk_dequantize's in f32; x's f16/bf16 values are widened exactly; products and sums over K are f32 and
+ * each result is rounded once to x's dtype (the summation order differs between backends: matmul's tolerance). On a
+ * GPU with more than 8 rows of x (M = x's elements / K: prefill) w is dequantized to x's dtype (for f16/bf16 x that
+ * rounds each weight once more) into scratch of at most 64 MiB at a time and multiplied by the vendor BLAS (f32
+ * accumulation, no TF32); up to 8 rows read w's blocks once, decoded in registers. K = 0 gives zeros. Errors: w not
+ * of a block-quantized dtype, x not f32/f16/bf16: WK_ERR_DTYPE; w's rank not 2, x's rank 0 or x's last dim not K:
+ * WK_ERR_SHAPE; x and w on two devices: WK_ERR_DEVICE. */
+wk_status wk_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor **out);
 
 /* ---------------------------------------------------------------- padding and reordering
  * Copies whose every output element is one input element (or the pad value): all dtypes, any input view; the

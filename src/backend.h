@@ -339,6 +339,9 @@ struct wk_backend {
     /* x contiguous f32/f16/bf16 with every value finite, out contiguous of x's shape and a quantizable block dtype
      * (wk_qi_quantizable): each block of x as wk_q_quantize_block makes it from its values in f32. */
     wk_status (*quantize)(const wk_tensor *x, wk_tensor *out);
+    /* x (M, K) contiguous f32/f16/bf16, w (N, K) contiguous of a block-quantized dtype, out (M, N) contiguous of x's
+     * dtype; M, N, K >= 1: out = x @ w^T with w's values as wk_q_value gives them, f32 products and sums. */
+    wk_status (*matmul_q)(const wk_tensor *x, const wk_tensor *w, wk_tensor *out);
 
     /* ---- communicators (optional): NULL when the backend has none */
     const wk_comm_backend *comm;

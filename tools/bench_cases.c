@@ -1,6 +1,6 @@
-/* bench_cases.c: the cases `wick bench` times (element-wise, masks, glu, casts, copies, reductions, norms, sort, topk, sample,
- * indexing, padding and reordering, pooling, resampling, conv2d, matmul, the host cost of a tiny op), each at a CPU,
- * GPU and --quick size. */
+/* bench_cases.c: the cases `wick bench` times (element-wise, masks, glu, casts, copies, reductions, norms, sort, topk,
+ * sample, indexing, padding and reordering, pooling, resampling, conv2d, matmul, quantized matmul, the host cost of a
+ * tiny op), each at a CPU, GPU and --quick size. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +158,23 @@ static wk_status setup_matmul(const bench_case *c, wk_device *dev, bench_inputs 
     in->flops = 2.0 * (double)a[0] * (double)a[1] * (double)a[1];
     snprintf(in->shape, sizeof in->shape, "%lldx%lld @ %lldx%lld", (long long)a[0], (long long)a[1],
              (long long)a[1], (long long)a[1]);
+    return WK_OK;
+}
+
+/* w (param[1], K) of block type param[0], quantized from uniform values, for x (M, K) = t[0]. */
+static wk_status setup_matmul_q(const bench_case *c, wk_device *dev, bench_inputs *in)
+{
+    const int64_t *x = main_shape(in);
+    int64_t w_shape[2] = {c->param[1], x[1]};
+    wk_tensor *f = NULL, *q = NULL;
+    WK_BENCH_TRY(bench_random(dev, WK_F32, 2, w_shape, -1, 1, &f));
+    wk_status s = wk_quantize(f, (wk_dtype)c->param[0], &q);
+    wk_tensor_release(f);
+    WK_BENCH_TRY(s);
+    in->t[in->n++] = q;
+    in->flops = 2.0 * (double)x[0] * (double)w_shape[0] * (double)w_shape[1];
+    snprintf(in->shape, sizeof in->shape, "%lldx%lld @ %s %lldx%lld^T", (long long)x[0], (long long)x[1],
+             wk_dtype_name((wk_dtype)c->param[0]), (long long)w_shape[0], (long long)w_shape[1]);
     return WK_OK;
 }
 
@@ -331,6 +348,12 @@ static wk_status run_matmul(const bench_case *c, const bench_inputs *in, wk_tens
     return wk_matmul(in->t[0], in->t[1], out);
 }
 
+static wk_status run_matmul_q(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    return wk_matmul_q(in->t[0], in->t[1], out);
+}
+
 /* The host cost of an op: every output is released at once, as a caller chaining tiny ops would. */
 static wk_status run_tiny(const bench_case *c, const bench_inputs *in, wk_tensor **out)
 {
@@ -397,6 +420,12 @@ static wk_status run_tiny_fill(const bench_case *c, const bench_inputs *in, wk_t
 #define MATMUL(var_, dt, n, qn, gn)                                                                         \
     {.op = "matmul", .variant = var_, .unit = BENCH_FLOPS, .dtype = dt, .rank = 2, .full = {n, n},        \
      .quick = {qn, qn}, .gpu = {gn, gn}, .lo = -1, .hi = 1, .setup = setup_matmul, .run = run_matmul}
+/* A linear layer with block-quantized weights: x (m, k) f16 times w (n, k) of block type qt transposed; GB/s counts
+ * the quantized weight bytes (with x and out), what a decode step reads. */
+#define MATMUL_Q(var_, unit_, gpu_only_, qt, m, n, k)                                                       \
+    {.op = "matmul_q", .variant = var_, .unit = unit_, .dtype = WK_F16, .rank = 2, .full = {m, k},          \
+     .quick = {m < 8 ? m : 8, 1024}, .gpu_only = gpu_only_, .lo = -1, .hi = 1, .param = {qt, n},           \
+     .setup = setup_matmul_q, .run = run_matmul_q}
 
 static const bench_case cases[] = {
     VEC("add", "f32", WK_F32, -2, 2, WK_BINARY_ADD, setup_same, run_binary),
@@ -479,6 +508,16 @@ static const bench_case cases[] = {
     CONV("bf16 7x7 3->64 s2 p3 bias", WK_BF16, true, 32, 3, 224, 64, 7, 2, 3, 2),
     MATMUL("f32", WK_F32, 2048, 1024, 4096),
     MATMUL("bf16", WK_BF16, 2048, 1024, 8192),
+    /* Llama-3-8B's projections at decode (M = 1: 4096 -> 4096, 4096 -> 14336), M = 8 and a prefill of 512. */
+    MATMUL_Q("q4_0 M=1 4096x4096", BENCH_BYTES, false, WK_Q4_0, 1, 4096, 4096),
+    MATMUL_Q("q8_0 M=1 4096x4096", BENCH_BYTES, false, WK_Q8_0, 1, 4096, 4096),
+    MATMUL_Q("q4_0 M=1 14336x4096", BENCH_BYTES, true, WK_Q4_0, 1, 14336, 4096),
+    MATMUL_Q("q8_0 M=1 14336x4096", BENCH_BYTES, true, WK_Q8_0, 1, 14336, 4096),
+    MATMUL_Q("q4_k M=1 14336x4096", BENCH_BYTES, true, WK_Q4_K, 1, 14336, 4096),
+    MATMUL_Q("q6_k M=1 14336x4096", BENCH_BYTES, true, WK_Q6_K, 1, 14336, 4096),
+    MATMUL_Q("q4_0 M=8 14336x4096", BENCH_BYTES, true, WK_Q4_0, 8, 14336, 4096),
+    MATMUL_Q("q4_0 M=512 14336x4096", BENCH_FLOPS, true, WK_Q4_0, 512, 14336, 4096),
+    MATMUL_Q("q4_k M=512 14336x4096", BENCH_FLOPS, true, WK_Q4_K, 512, 14336, 4096),
     /* What one op costs the caller when the device work is nothing: dispatch, output allocation, launch. */
     {.op = "tiny_add", .variant = "f32", .unit = BENCH_CALLS, .dtype = WK_F32, .rank = 1, .full = {1},
      .quick = {1}, .lo = -2, .hi = 2, .param = {20000}, .setup = setup_tiny, .run = run_tiny},

@@ -130,7 +130,7 @@ static timing time_op(wk_device *dev, op_fn fn, const void *ctx, const run_polic
 
 static double tensor_bytes(const wk_tensor *t)
 {
-    return t ? (double)wk_tensor_numel(t) * (double)wk_dtype_size(wk_tensor_dtype(t)) : 0;
+    return t ? (double)wk_tensor_nbytes(t) : 0; /* a block-quantized tensor counts its blocks */
 }
 
 /* ---------------------------------------------------------------- peaks */

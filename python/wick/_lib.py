@@ -105,6 +105,7 @@ _PROTOTYPES = {
     "wk_tensor_nbytes": (c_size_t, [P]),
     "wk_dequantize": (S, [P, c_int, PP]),
     "wk_quantize": (S, [P, c_int, PP]),
+    "wk_matmul_q": (S, [P, P, PP]),
     "wk_index_select_dequant": (S, [P, P, c_int, PP]),
     "wk_device_get": (S, [c_char_p, PP]),
     "wk_device_name": (c_char_p, [P]),

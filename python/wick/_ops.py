@@ -191,6 +191,11 @@ def dequantize(x, dtype="f32"):
     return call("dequantize", x, dtype_code(dtype))
 
 
+def matmul_q(x, w):
+    """x (..., K) f32/f16/bf16 @ w^T with w (N, K) block-quantized: a linear layer on GGUF weights, in x's dtype."""
+    return call("matmul_q", _t(x), w)
+
+
 def quantize(x, qtype):
     """x (f32, f16, bf16) as the block type qtype ("q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q4_k", "q5_k",
     "q6_k")."""

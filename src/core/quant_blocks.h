@@ -150,6 +150,56 @@ WK_HD float wk_q_value(int qi, const uint8_t *b, int j)
     }
 }
 
+/* Elements j0 .. j0+7 of block b of type qi (j0 a multiple of 8) into v: wk_q_value's values, with the scales a run
+ * of 8 shares decoded once (the quantized matmul's decoder on every backend). The other types go by wk_q_value. */
+WK_HD void wk_q_value8(int qi, const uint8_t *b, int j0, float *v)
+{
+    switch (qi) {
+    case WK_QI_Q4_0: {
+        float d = wk_q_f16(b);
+        const uint8_t *qs = b + 2 + (j0 & 15);
+        int sh = j0 < 16 ? 0 : 4;
+        for (int t = 0; t < 8; t++)
+            v[t] = WK_QMUL(d, (int)((qs[t] >> sh) & 15u) - 8);
+        return;
+    }
+    case WK_QI_Q8_0: {
+        float d = wk_q_f16(b);
+        for (int t = 0; t < 8; t++)
+            v[t] = WK_QMUL((int8_t)b[2 + j0 + t], d);
+        return;
+    }
+    case WK_QI_Q4_K:
+    case WK_QI_Q5_K: {
+        unsigned sc, m;
+        wk_q_scale_min_k4(b + 4, j0 / 32, &sc, &m);
+        float ds = WK_QMUL(wk_q_f16(b), sc), dm = WK_QMUL(wk_q_f16(b + 2), m);
+        const uint8_t *qs = b + (qi == WK_QI_Q4_K ? 16 : 48) + (j0 / 64) * 32 + j0 % 32, *qh = b + 16 + j0 % 32;
+        int sh = 4 * ((j0 / 32) & 1);
+        for (int t = 0; t < 8; t++) {
+            unsigned q = (qs[t] >> sh) & 15u;
+            if (qi == WK_QI_Q5_K)
+                q |= ((qh[t] >> (j0 / 32)) & 1u) << 4;
+            v[t] = WK_QMUL(ds, q) - dm;
+        }
+        return;
+    }
+    case WK_QI_Q6_K: {
+        int h = j0 / 128, r = j0 % 128;
+        const uint8_t *ql = b + h * 64 + r % 64, *qh = b + 128 + h * 32 + j0 % 32;
+        int lsh = 4 * (r / 64), hsh = 2 * (r / 32);
+        float ds = WK_QMUL(wk_q_f16(b + 208), (int8_t)b[192 + j0 / 16]);
+        for (int t = 0; t < 8; t++)
+            v[t] = WK_QMUL(ds, (int)(((ql[t] >> lsh) & 15u) | (((qh[t] >> hsh) & 3u) << 4)) - 32);
+        return;
+    }
+    default:
+        for (int t = 0; t < 8; t++)
+            v[t] = wk_q_value(qi, b, j0 + t);
+        return;
+    }
+}
+
 /* ---------------------------------------------------------------- quantizers of 32-element blocks */
 /* numpy's float -> uint8/int8 cast (astype) on x86-64: through a 32-bit int, INT32_MIN where it does not fit. */
 WK_HD int32_t wk_q_to_i32(float v) { return v >= -2147483648.0f && v < 2147483648.0f ? (int32_t)v : INT32_MIN; }

@@ -122,6 +122,7 @@ const wk_backend wk_cpu_backend = {
     .rope = wk_cpu_rope,
     .dequantize = wk_cpu_dequantize,
     .quantize = wk_cpu_quantize,
+    .matmul_q = wk_cpu_matmul_q,
     .attention = wk_cpu_attention,
     .kv_append = wk_cpu_kv_append,
     .comm = &wk_cpu_comm,

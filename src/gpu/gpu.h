@@ -223,5 +223,7 @@ wk_status wk_gpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *co
 /* quant.c */
 wk_status wk_gpu_dequantize(const wk_tensor *x, wk_tensor *out);
 wk_status wk_gpu_quantize(const wk_tensor *x, wk_tensor *out);
+/* matmul_q.c */
+wk_status wk_gpu_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor *out);
 
 #endif

@@ -56,6 +56,8 @@ wk_status wk_copy_contiguous(const char *op, const wk_tensor *t, wk_tensor **out
  * u8 view of its rows when it is not contiguous. */
 wk_status wk_quant_to_device(const char *op, const wk_tensor *t, wk_device *dev, wk_tensor **out);
 wk_status wk_quant_to_host(const wk_tensor *t, void *dst, size_t dst_bytes);
+/* A block-quantized x's blocks contiguous: x itself (a new reference) or a copy of its rows. */
+wk_status wk_quant_contiguous(const wk_tensor *x, wk_tensor **out);
 /* wk_index_select of a block-quantized x: dim 0 only, rows dequantized to f32. */
 wk_status wk_quant_index_select(const wk_tensor *x, int dim, const wk_tensor *ids, wk_tensor **out);
 /* A view of t (rank >= d0 + k, k >= 1) with dims [d0, d0 + k) merged into one (rank - k + 1 dims): over t's own

@@ -40,8 +40,7 @@ static wk_status from_bytes(const wk_tensor *b, wk_dtype qt, int rank, const int
     return WK_OK;
 }
 
-/* x's blocks contiguous: x itself (a new reference) or a copy of its rows. */
-static wk_status contiguous_blocks(const wk_tensor *x, wk_tensor **out)
+wk_status wk_quant_contiguous(const wk_tensor *x, wk_tensor **out)
 {
     if (wk_tensor_is_contiguous(x)) {
         wk_tensor_retain((wk_tensor *)x);
@@ -69,7 +68,7 @@ wk_status wk_quant_to_host(const wk_tensor *t, void *dst, size_t dst_bytes)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "tensor_to_host: dst holds %zu bytes, the %s tensor needs %zu",
                         dst_bytes, wk_dtype_name(t->dtype), bytes);
     wk_tensor *c = NULL;
-    WK_TRY(contiguous_blocks(t, &c));
+    WK_TRY(wk_quant_contiguous(t, &c));
     wk_status s = wk_be(c)->download(wk_dev(c), dst, wk_tensor_data(c), bytes);
     wk_tensor_release(c);
     return s;
@@ -78,7 +77,7 @@ wk_status wk_quant_to_host(const wk_tensor *t, void *dst, size_t dst_bytes)
 wk_status wk_quant_to_device(const char *op, const wk_tensor *t, wk_device *dev, wk_tensor **out)
 {
     wk_tensor *c = NULL, *b = NULL, *m = NULL;
-    wk_status s = contiguous_blocks(t, &c);
+    wk_status s = wk_quant_contiguous(t, &c);
     if (s == WK_OK)
         s = bytes_view(c, &b);
     if (s == WK_OK)
@@ -97,7 +96,7 @@ static wk_status dequantize(const char *op, const wk_tensor *x, wk_dtype dt, wk_
 {
     wk_tensor *c = NULL, *o = NULL;
     WK_TRY(WK_CHECK_SLOT(op, x, dequantize));
-    WK_TRY(contiguous_blocks(x, &c));
+    WK_TRY(wk_quant_contiguous(x, &c));
     wk_status s = wk_alloc_output(op, wk_dev(x), dt, x->rank, x->shape, &o);
     if (s == WK_OK)
         s = WK_SLOT(o, dequantize, c, o);

@@ -1,105 +1,20 @@
 /* quant.c: case family 'quant': dequantize of random blocks of every GGML block type (contiguous, narrowed and
  * transposed views) to f32/f16/bf16 and row lookup, exact against a plain float64 decoding of the GGUF layouts
- * written here; quantize's round trip error per type; the error paths (every other op refuses a block-quantized
+ * (quant_ref.c); quantize's round trip error per type; the error paths (every other op refuses a block-quantized
  * tensor). gguf-py's own numbers are checked by tests/py/test_quant.py. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-
-#define NQT 13
-static const int qblock[NQT] = {32, 32, 32, 32, 32, 256, 256, 256, 256, 256, 256, 32, 256};
-static const int qbytes[NQT] = {18, 20, 22, 24, 34, 84, 110, 144, 176, 210, 292, 18, 136};
-/* offsets of the f16 scales in a block (-1: none) */
-static const int f16_at[NQT][2] = {{0, -1}, {0, 2}, {0, -1}, {0, 2}, {0, -1}, {80, 82}, {108, -1},
-                                   {0, 2},  {0, 2}, {208, -1}, {-1, -1}, {0, -1}, {0, -1}};
-static const int iq4[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
-
-static double f16v(const uint8_t *p) { return (double)wk_f16_to_f32((uint16_t)(p[0] | p[1] << 8)); }
-static double f32r(double v) { return (double)(float)v; }
-static unsigned nib(const uint8_t *qs, int j) { return j < 16 ? qs[j] & 15u : qs[j - 16] >> 4; }
-static unsigned bit(const uint8_t *p, int j) { return (p[j / 8] >> (j % 8)) & 1u; }
-
-static void sm_k4(const uint8_t *q, int s, int *sc, int *m)
-{
-    *sc = s < 4 ? q[s] & 63 : (q[s + 4] & 15) | ((q[s - 4] >> 6) << 4);
-    *m = s < 4 ? q[s + 4] & 63 : (q[s + 4] >> 4) | ((q[s] >> 6) << 4);
-}
-
-/* Element j of block b of type qi, as f32 (each f32 rounding of gguf-py's arithmetic applied to an exact double). */
-static double ref_value(int qi, const uint8_t *b, int j)
-{
-    int h = j / 128, sh = (j % 128) / 32, l = j % 32, sc, m;
-    switch (qi) {
-    case 0: return f16v(b) * ((int)nib(b + 2, j) - 8);
-    case 1: return f32r(f16v(b) * nib(b + 4, j) + f16v(b + 2));
-    case 2: return f16v(b) * ((int)(nib(b + 6, j) | bit(b + 2, j) << 4) - 16);
-    case 3: return f32r(f16v(b) * (nib(b + 8, j) | bit(b + 4, j) << 4) + f16v(b + 2));
-    case 4: return f16v(b) * (int8_t)b[2 + j];
-    case 5: {
-        int s = b[j / 16];
-        return f32r(f16v(b + 80) * (s & 15) * ((b[16 + h * 32 + l] >> (2 * sh)) & 3) - f16v(b + 82) * (s >> 4));
-    }
-    case 6: {
-        int i = j / 16, lo = i < 8 ? b[96 + i] & 15 : b[96 + i - 8] >> 4, hi = (b[104 + i % 4] >> (2 * (i / 4))) & 3;
-        int q = ((b[32 + h * 32 + l] >> (2 * sh)) & 3) - (((b[j % 32] >> (j / 32)) & 1) ? 0 : 4);
-        return f16v(b + 108) * ((lo | hi << 4) - 32) * q;
-    }
-    case 7:
-    case 8: {
-        sm_k4(b + 4, j / 32, &sc, &m);
-        int q = (b[(qi == 7 ? 16 : 48) + (j / 64) * 32 + l] >> (4 * ((j / 32) & 1))) & 15;
-        if (qi == 8)
-            q |= ((b[16 + l] >> (j / 32)) & 1) << 4;
-        return f32r(f16v(b) * sc * q - f16v(b + 2) * m);
-    }
-    case 9: {
-        int r = j % 128, ql = (b[h * 64 + r % 64] >> (4 * (r / 64))) & 15, qh = (b[128 + h * 32 + l] >> (2 * sh)) & 3;
-        return f32r(f16v(b + 208) * (int8_t)b[192 + j / 16] * ((ql | qh << 4) - 32));
-    }
-    case 10: {
-        float d;
-        memcpy(&d, b, 4);
-        return f32r((double)d * (int8_t)b[4 + j]);
-    }
-    case 11: return f16v(b) * iq4[nib(b + 2, j)];
-    default: {
-        int ib = j / 32, r = j % 32, lo = (b[4 + ib / 2] >> (4 * (ib % 2))) & 15, hi = ((b[2] | b[3] << 8) >> (2 * ib)) & 3;
-        return f32r(f16v(b) * ((lo | hi << 4) - 32) * iq4[(b[8 + ib * 16 + r % 16] >> (4 * (r / 16))) & 15]);
-    }
-    }
-}
-
-static void random_blocks(int qi, int64_t nblocks, wkt_rng *rng, uint8_t *p)
-{
-    static const float edge[] = {0.0f, -0.0f, 6e-8f, 3e-5f, 65504.0f, -1.0f};
-    for (int64_t b = 0; b < nblocks; b++) {
-        uint8_t *blk = p + b * qbytes[qi];
-        for (int i = 0; i < qbytes[qi]; i++)
-            blk[i] = (uint8_t)wkt_rng_int(rng, 0, 255);
-        for (int k = 0; k < 2; k++)
-            if (f16_at[qi][k] >= 0) {
-                float v = wkt_rng_int(rng, 0, 3) == 0 ? edge[wkt_rng_int(rng, 0, 5)]
-                                                       : (float)wkt_rng_uniform(rng, -0.1, 0.1);
-                uint16_t h = wk_f32_to_f16(v);
-                blk[f16_at[qi][k]] = (uint8_t)h;
-                blk[f16_at[qi][k] + 1] = (uint8_t)(h >> 8);
-            }
-        if (qi == 10) {
-            float d = (float)wkt_rng_uniform(rng, -0.01, 0.01);
-            memcpy(blk, &d, 4);
-        }
-    }
-}
+#include "quant_ref.h"
 
 /* iparam[0]: block type (from WK_Q4_0); iparam[1]: 0 rows 0..R-1 of an (R+2, C) table, 1 rows 1..R (narrow), 2 the
  * transpose of dims 0 and 1 of the table as (2, (R+2)/2, C) (rows not evenly spaced), 3 R rows looked up by i32 ids. */
 static void run_dequant(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
 {
     int qi = c->iparam[0], mode = c->iparam[1];
-    int64_t R = c->shape[0], C = c->shape[1], rows = R + 2, bpr = C / qblock[qi], out_rows = mode == 2 ? rows : R;
-    uint8_t *blocks = malloc((size_t)(rows * bpr * qbytes[qi]) + 1);
+    int64_t R = c->shape[0], C = c->shape[1], rows = R + 2, bpr = C / wkt_qblock[qi], out_rows = mode == 2 ? rows : R;
+    uint8_t *blocks = malloc((size_t)(rows * bpr * wkt_qbytes[qi]) + 1);
     double *want = malloc((size_t)(out_rows * C) * sizeof(double) + 1), *got = NULL;
     int32_t *ids = malloc((size_t)out_rows * sizeof(int32_t) + 1);
     int64_t *src = malloc((size_t)out_rows * sizeof(int64_t) + 1); /* the table row of each output row */
@@ -108,7 +23,7 @@ static void run_dequant(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_res
         wkt_fail(r, "out of host memory");
         goto done;
     }
-    random_blocks(qi, rows * bpr, rng, blocks);
+    wkt_q_random_blocks(qi, rows * bpr, rng, blocks, 0.1, true);
     int64_t shape3[3] = {2, rows / 2, C}, shape2[2] = {rows, C}, len = R;
     for (int64_t i = 0; i < out_rows; i++) {
         ids[i] = (int32_t)wkt_rng_int(rng, 0, rows - 1);
@@ -129,8 +44,8 @@ static void run_dequant(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_res
         goto done;
     for (int64_t i = 0; i < out_rows; i++)
         for (int64_t e = 0; e < C; e++) {
-            const uint8_t *blk = blocks + (src[i] * bpr + e / qblock[qi]) * qbytes[qi];
-            want[i * C + e] = wkt_round_to(c->dtype, ref_value(qi, blk, (int)(e % qblock[qi])));
+            const uint8_t *blk = blocks + (src[i] * bpr + e / wkt_qblock[qi]) * wkt_qbytes[qi];
+            want[i * C + e] = wkt_round_to(c->dtype, wkt_q_ref_value(qi, blk, (int)(e % wkt_qblock[qi])));
         }
     if (wk_tensor_numel(o) != out_rows * C)
         wkt_fail(r, "result has %lld elements, not %lld", (long long)wk_tensor_numel(o), (long long)(out_rows * C));
@@ -144,12 +59,12 @@ done:
 /* Quantize N(0,1)-like values and decode the blocks here: the relative L2 error must stay under the type's bound. */
 static void run_quant(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
 {
-    static const double bound[NQT] = {0.15, 0.12, 0.07, 0.06, 0.012, 0, 0, 0.1, 0.05, 0.03};
+    static const double bound[WKT_NQT] = {0.15, 0.12, 0.07, 0.06, 0.012, 0, 0, 0.1, 0.05, 0.03};
     int qi = c->iparam[0];
     int64_t n = c->shape[0] * c->shape[1];
     wk_tensor *x = NULL, *q = NULL;
     double *xv = NULL, *dec = malloc((size_t)n * sizeof(double) + 1);
-    uint8_t *blocks = malloc((size_t)(n / qblock[qi] * qbytes[qi]) + 1);
+    uint8_t *blocks = malloc((size_t)(n / wkt_qblock[qi] * wkt_qbytes[qi]) + 1);
     if (!dec || !blocks) {
         wkt_fail(r, "out of host memory");
         goto done;
@@ -157,10 +72,10 @@ static void run_quant(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_resul
     wkt_dist dist = {-2.0, 2.0};
     if (wkt_failed(wkt_make(dev, c->dtype, 2, c->shape, c->layout, dist, rng, &x, &xv), r, "make x") ||
         wkt_failed(wk_quantize(x, (wk_dtype)(WK_Q4_0 + qi), &q), r, "quantize") ||
-        wkt_failed(wk_tensor_to_host(q, blocks, (size_t)(n / qblock[qi] * qbytes[qi])), r, "to_host"))
+        wkt_failed(wk_tensor_to_host(q, blocks, (size_t)(n / wkt_qblock[qi] * wkt_qbytes[qi])), r, "to_host"))
         goto done;
     for (int64_t e = 0; e < n; e++)
-        dec[e] = ref_value(qi, blocks + e / qblock[qi] * qbytes[qi], (int)(e % qblock[qi]));
+        dec[e] = wkt_q_ref_value(qi, blocks + e / wkt_qblock[qi] * wkt_qbytes[qi], (int)(e % wkt_qblock[qi]));
     wkt_compare(WK_F32, dec, xv, n, bound[qi], false, r);
 done:
     free(xv), free(dec), free(blocks);
@@ -189,19 +104,19 @@ static void cases(wkt_list *l)
 {
     static const wk_dtype outs[] = {WK_F32, WK_F16, WK_BF16};
     static const int makes[] = {0, 1, 2, 3, 4, 7, 8, 9};
-    for (int qi = 0; qi < NQT; qi++) {
+    for (int qi = 0; qi < WKT_NQT; qi++) {
         for (int k = 0; k < 3; k++)
-            add(l, "dequantize", outs[k], qi, 0, 6, 2 * qblock[qi], WKT_CONTIG, run_dequant);
-        add(l, "dequantize", WK_F32, qi, 1, 5, qblock[qi], WKT_CONTIG, run_dequant);
-        add(l, "dequantize", WK_F16, qi, 2, 6, qblock[qi], WKT_CONTIG, run_dequant);
-        add(l, "index_select", WK_F32, qi, 3, 7, qblock[qi], WKT_CONTIG, run_dequant);
-        add(l, "dequantize", WK_F32, qi, 0, 64, 4 * qblock[qi], WKT_CONTIG, run_dequant);
+            add(l, "dequantize", outs[k], qi, 0, 6, 2 * wkt_qblock[qi], WKT_CONTIG, run_dequant);
+        add(l, "dequantize", WK_F32, qi, 1, 5, wkt_qblock[qi], WKT_CONTIG, run_dequant);
+        add(l, "dequantize", WK_F16, qi, 2, 6, wkt_qblock[qi], WKT_CONTIG, run_dequant);
+        add(l, "index_select", WK_F32, qi, 3, 7, wkt_qblock[qi], WKT_CONTIG, run_dequant);
+        add(l, "dequantize", WK_F32, qi, 0, 64, 4 * wkt_qblock[qi], WKT_CONTIG, run_dequant);
     }
     for (size_t k = 0; k < sizeof makes / sizeof makes[0]; k++) {
         int qi = makes[k];
-        add(l, "quantize", WK_F32, qi, 0, 8, 2 * qblock[qi], WKT_CONTIG, run_quant);
-        add(l, "quantize", WK_BF16, qi, 0, 4, qblock[qi], WKT_TRANSPOSED, run_quant);
-        add(l, "quantize", WK_F16, qi, 0, 3, qblock[qi], WKT_OFFSET, run_quant);
+        add(l, "quantize", WK_F32, qi, 0, 8, 2 * wkt_qblock[qi], WKT_CONTIG, run_quant);
+        add(l, "quantize", WK_BF16, qi, 0, 4, wkt_qblock[qi], WKT_TRANSPOSED, run_quant);
+        add(l, "quantize", WK_F16, qi, 0, 3, wkt_qblock[qi], WKT_OFFSET, run_quant);
     }
 }
 

@@ -4,7 +4,8 @@ must give gguf.quants.dequantize's f32 bit for bit (and its f16/bf16 roundings);
 checked against ggml's formula in numpy. Quantize: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 of random and edge blocks (all
 zero, all equal, huge, tiny, equal magnitudes of both signs, f16/bf16 input) must give gguf.quants.quantize's bytes;
 Q4_K, Q5_K, Q6_K (not in gguf-py) must round-trip N(0,1) data no worse than a plain per-sub-block min/max scheme of
-the same bits (RMSE printed). NaN/inf refused; GGUF files with quantized tensors load as the block dtypes.
+the same bits (RMSE printed). matmul_q against x @ gguf-py's dequantized w^T in numpy float64. NaN/inf refused;
+GGUF files with quantized tensors load as the block dtypes.
 Skipped (exit 77) without gguf. Plain script: exits 1 on any failure, prints "N passed, M failed"."""
 import os
 import sys
@@ -162,6 +163,23 @@ def test_quantize_k():
             check(np.all(got[0] == 0), f"{name} {dev}: a zero block stays zero")
 
 
+def test_matmul_q():
+    """wk_matmul_q against numpy: x @ gguf-py's dequantized w^T in float64, within the f32 matmul tolerance."""
+    for name in ("q4_0", "q8_0", "q4_k", "q6_k", "iq4_nl"):
+        blocks, bs = random_blocks(name, 16 * 2)
+        for off in F16_FIELDS.get(name, []):  # moderate scales: 65504 would swamp the relative error
+            blocks[:, off:off + 2] = (rng.standard_normal(32) * 0.01).astype(np.float16).view(np.uint8).reshape(32, 2)
+        n, k = 16, 2 * bs
+        w = ref_dequant(name, blocks).reshape(n, k).astype(np.float64)
+        for m in (1, 9):
+            x = rng.uniform(-2, 2, (m, k)).astype(np.float32)
+            want = x.astype(np.float64) @ w.T
+            for dev in DEVICES:
+                got = wick.matmul_q(wick.from_numpy(x, dev), wick.from_blocks(blocks.reshape(n, -1), name, (n, k), dev))
+                err = np.linalg.norm(got.numpy().astype(np.float64) - want) / np.linalg.norm(want)
+                check(got.dtype == "f32" and err < 1e-5, f"{name} {dev} M={m}: matmul_q error {err:.2e} vs gguf-py")
+
+
 def test_refusals():
     for dev in DEVICES:
         x = rng.standard_normal((3, 64)).astype(np.float32)
@@ -205,5 +223,6 @@ def test_gguf_file():
                   "gguf load_as f32 dequantizes")
 
 
-run([test_dequantize, test_views_and_lookup, test_quantize_exact, test_quantize_k, test_refusals, test_gguf_file])
+run([test_dequantize, test_views_and_lookup, test_quantize_exact, test_quantize_k, test_matmul_q, test_refusals,
+     test_gguf_file])
 sys.exit(summary())

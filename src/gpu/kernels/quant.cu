@@ -1,26 +1,7 @@
 /* quant.cu: kernels of GGML's block formats: dequantize (one thread per element, decoding its block's scales, so the
  * writes coalesce) and quantize (one thread per block). The arithmetic is core/quant_blocks.h's, the CPU's own. */
 #include "common.cuh"
-#include "quant.h"
-#include "../../core/quant_blocks.h"
-
-/* The block types of quant.h's axes. */
-template <int Q> struct qt_tag {
-    static constexpr int qi = Q;
-};
-struct qt_q4_0 : qt_tag<WK_QI_Q4_0> {};
-struct qt_q4_1 : qt_tag<WK_QI_Q4_1> {};
-struct qt_q5_0 : qt_tag<WK_QI_Q5_0> {};
-struct qt_q5_1 : qt_tag<WK_QI_Q5_1> {};
-struct qt_q8_0 : qt_tag<WK_QI_Q8_0> {};
-struct qt_q2_k : qt_tag<WK_QI_Q2_K> {};
-struct qt_q3_k : qt_tag<WK_QI_Q3_K> {};
-struct qt_q4_k : qt_tag<WK_QI_Q4_K> {};
-struct qt_q5_k : qt_tag<WK_QI_Q5_K> {};
-struct qt_q6_k : qt_tag<WK_QI_Q6_K> {};
-struct qt_q8_k : qt_tag<WK_QI_Q8_K> {};
-struct qt_iq4_nl : qt_tag<WK_QI_IQ4_NL> {};
-struct qt_iq4_xs : qt_tag<WK_QI_IQ4_XS> {};
+#include "quant.cuh"
 
 /* out[e] = element e of the blocks at x, n elements. */
 template <class QT, class T, int> __device__ __forceinline__ void quant_dequantize_run(const wk_gpu_quant_args &p)

@@ -1,0 +1,75 @@
+/* matmul_q.c: the GPU's quantized matmul slot: up to MQ_GEMV_MAX_M rows of x (decode) by the mat-vec kernel that reads
+ * w's blocks once (kernels/matmul_q.cu); more rows (prefill) by slices of w dequantized to x's dtype in bounded
+ * scratch (kernels/quant.cu) and the vendor BLAS, or by the mat-vec kernel when the BLAS cannot take the product. */
+#include "gpu/gpu.h"
+
+#define MQ_GEMV_MAX_M 8
+#define MQ_SCRATCH_BYTES ((int64_t)64 << 20) /* the dequantized slice of w */
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static wk_status gemv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_tensor *out)
+{
+    int64_t M = x->shape[0], K = x->shape[1], N = w->shape[0];
+    int64_t mt = M < MQ_MT ? M : MQ_MT, kc = MQ_XS_FLOATS / mt / 256 * 256;
+    kc = kc < K ? kc : K;
+    wk_gpu_matmul_q_args q = {.w = wk_tensor_data(w), .x = wk_tensor_data(x), .out = wk_tensor_data(out), .M = M,
+                              .N = N, .K = K, .row_bytes = K / wk_dtype_block_size(w->dtype) *
+                                                           (int64_t)wk_dtype_block_bytes(w->dtype), .kc = kc};
+    int64_t rows = MQ_BLOCK / wk_gpu_logical_warp(d), ytiles = cdiv(M, MQ_MT);
+    if (cdiv(N, rows) > 0x7fffffff)
+        return wk_error(WK_ERR_UNSUPPORTED, "matmul_q: w has %lld rows, more than one launch covers", (long long)N);
+    wk_gpu_dim grid = {(unsigned)cdiv(N, rows), (unsigned)(ytiles < 65535 ? ytiles : 65535), 1};
+    wk_gpu_dim block = {MQ_BLOCK, 1, 1};
+    size_t smem = (size_t)(mt * kc) * sizeof(float);
+    return WK_GPU_LAUNCH(d, matmul_q_gemv, (int)w->dtype - WK_Q4_0, x->dtype, wk_gpu_width_slot(d), grid, block, smem,
+                         q);
+}
+
+/* Rows [n0, n0 + nc) of w dequantized into scratch (nc, K) of x's dtype, then out[:, n0 .. n0 + nc) = x scratch^T. */
+static wk_status slice(wk_gpu_dev *d, const wk_gpu_blas *blas, const wk_tensor *x, const wk_tensor *w, wk_tensor *out,
+                       int64_t n0, int64_t nc, void *scratch)
+{
+    int64_t M = x->shape[0], K = x->shape[1], N = w->shape[0];
+    int64_t row_bytes = K / wk_dtype_block_size(w->dtype) * (int64_t)wk_dtype_block_bytes(w->dtype);
+    size_t es = wk_dtype_size(x->dtype);
+    wk_gpu_quant_args q = {.x = (const char *)wk_tensor_data(w) + n0 * row_bytes, .out = scratch, .n = nc * K};
+    wk_gpu_dim grid = {wk_gpu_blocks(d, nc * K, 256), 1, 1}, block = {256, 1, 1};
+    WK_TRY(WK_GPU_LAUNCH(d, quant_dequantize, (int)w->dtype - WK_Q4_0, x->dtype, 0, grid, block, 0, q));
+    wk_gpu_gemm g = {.dtype = x->dtype, .trans_a = false, .trans_b = true, .allow_tf32 = false, .m = M, .n = nc,
+                     .k = K, .batch = 1, .a = wk_tensor_data(x), .b = scratch,
+                     .c = (char *)wk_tensor_data(out) + (size_t)n0 * es, .lda = K, .ldb = K, .ldc = N};
+    return blas->gemm(d, &g);
+}
+
+/* The prefill path: WK_ERR_UNSUPPORTED when there is no BLAS, no scratch or the BLAS cannot take the product. */
+static wk_status dequant_gemm(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_tensor *out)
+{
+    const char *why = NULL;
+    const wk_gpu_blas *blas = wk_gpu_blas_of(d, &why);
+    if (!blas)
+        return WK_ERR_UNSUPPORTED;
+    int64_t K = x->shape[1], N = w->shape[0], es = (int64_t)wk_dtype_size(x->dtype);
+    int64_t rows = MQ_SCRATCH_BYTES / (K * es);
+    rows = rows >= 64 ? rows / 64 * 64 : rows < 1 ? 1 : rows; /* slices start 128-byte aligned in out's rows */
+    rows = rows < N ? rows : N;
+    void *scratch = NULL;
+    if (wk_gpu_malloc(d, (size_t)(rows * K * es), &scratch) != WK_OK)
+        return WK_ERR_UNSUPPORTED; /* the mat-vec kernel needs no scratch */
+    wk_status s = WK_OK;
+    for (int64_t n0 = 0; s == WK_OK && n0 < N; n0 += rows)
+        s = slice(d, blas, x, w, out, n0, N - n0 < rows ? N - n0 : rows, scratch);
+    wk_gpu_free(d, scratch);
+    return s;
+}
+
+wk_status wk_gpu_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor *out)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(out);
+    if (x->shape[0] > MQ_GEMV_MAX_M) {
+        wk_status s = dequant_gemm(d, x, w, out);
+        if (s != WK_ERR_UNSUPPORTED)
+            return s;
+    }
+    return gemv(d, x, w, out);
+}
