@@ -4,37 +4,53 @@
 
 #include "ops/common.h"
 
-static const char *const binary_names[WK_BINARY_COUNT] = {
-    [WK_BINARY_ADD] = "add", [WK_BINARY_SUB] = "sub",         [WK_BINARY_MUL] = "mul",
-    [WK_BINARY_DIV] = "div", [WK_BINARY_MAXIMUM] = "maximum", [WK_BINARY_MINIMUM] = "minimum",
+/* The ops' labels in messages ("binary add"); the public names are their tails. */
+#define BINARY_PREFIX "binary "
+#define COMPARE_PREFIX "compare "
+static const char *const binary_labels[WK_BINARY_COUNT] = {
+    [WK_BINARY_ADD] = BINARY_PREFIX "add", [WK_BINARY_SUB] = BINARY_PREFIX "sub",
+    [WK_BINARY_MUL] = BINARY_PREFIX "mul", [WK_BINARY_DIV] = BINARY_PREFIX "div",
+    [WK_BINARY_MAXIMUM] = BINARY_PREFIX "maximum", [WK_BINARY_MINIMUM] = BINARY_PREFIX "minimum",
 };
-static const char *const compare_names[WK_COMPARE_COUNT] = {
-    [WK_CMP_EQ] = "eq", [WK_CMP_NE] = "ne", [WK_CMP_LT] = "lt",
-    [WK_CMP_LE] = "le", [WK_CMP_GT] = "gt", [WK_CMP_GE] = "ge",
+static const char *const compare_labels[WK_COMPARE_COUNT] = {
+    [WK_CMP_EQ] = COMPARE_PREFIX "eq", [WK_CMP_NE] = COMPARE_PREFIX "ne", [WK_CMP_LT] = COMPARE_PREFIX "lt",
+    [WK_CMP_LE] = COMPARE_PREFIX "le", [WK_CMP_GT] = COMPARE_PREFIX "gt", [WK_CMP_GE] = COMPARE_PREFIX "ge",
 };
 
 const char *wk_binary_name(wk_binary_op op)
 {
-    return (unsigned)op < WK_BINARY_COUNT ? binary_names[op] : "invalid";
+    return (unsigned)op < WK_BINARY_COUNT ? binary_labels[op] + sizeof BINARY_PREFIX - 1 : "invalid";
 }
 
 const char *wk_compare_name(wk_compare_op op)
 {
-    return (unsigned)op < WK_COMPARE_COUNT ? compare_names[op] : "invalid";
+    return (unsigned)op < WK_COMPARE_COUNT ? compare_labels[op] + sizeof COMPARE_PREFIX - 1 : "invalid";
 }
 
-/* Operands ready for a slot: views of the inputs broadcast to one shape, and the output of that shape. */
+/* Operands ready for a slot: the inputs broadcast to one shape (an input of that shape as it is, else a stride-0
+ * view the bcast owns), and the output of that shape. */
 typedef struct bcast {
     int n;
-    wk_tensor *in[3];
+    const wk_tensor *in[3];
+    wk_tensor *owned[3];
     wk_tensor *out;
 } bcast;
 
 static void bcast_release(bcast *b)
 {
     for (int i = 0; i < b->n; i++)
-        wk_tensor_release(b->in[i]);
+        wk_tensor_release(b->owned[i]);
     wk_tensor_release(b->out);
+}
+
+static bool same_shape(const wk_tensor *t, int rank, const int64_t *shape)
+{
+    if (t->rank != rank)
+        return false;
+    for (int d = 0; d < rank; d++)
+        if (t->shape[d] != shape[d])
+            return false;
+    return true;
 }
 
 /* Broadcasts the n inputs (same device, checked by the caller) to their common shape and allocates a contiguous
@@ -52,11 +68,12 @@ static wk_status bcast_prepare(const char *op, int n, const wk_tensor *const *in
     }
     *b = (bcast){.n = 0, .out = NULL};
     for (int i = 0; i < n; i++) {
-        wk_status s = wk_broadcast_view(op, in[i], rank, shape, &b->in[i]);
+        wk_status s = same_shape(in[i], rank, shape) ? WK_OK : wk_broadcast_view(op, in[i], rank, shape, &b->owned[i]);
         if (s != WK_OK) {
             bcast_release(b);
             return s;
         }
+        b->in[i] = b->owned[i] ? b->owned[i] : in[i];
         b->n++;
     }
     wk_status s = wk_alloc_output(op, wk_dev(in[0]), out_dt, rank, shape, &b->out);
@@ -90,11 +107,10 @@ static wk_status check_pair(const char *op, const wk_tensor *a, const wk_tensor 
 
 wk_status wk_binary(wk_binary_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor **out)
 {
-    char name[32];
     bcast bc;
     if ((unsigned)op >= WK_BINARY_COUNT)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "binary: invalid op %d", (int)op);
-    snprintf(name, sizeof name, "binary %s", binary_names[op]);
+    const char *name = binary_labels[op];
     WK_TRY(check_pair(name, a, b, out));
     WK_TRY(WK_CHECK_SLOT(name, a, binary));
     const wk_tensor *in[2] = {a, b};
@@ -104,11 +120,10 @@ wk_status wk_binary(wk_binary_op op, const wk_tensor *a, const wk_tensor *b, wk_
 
 wk_status wk_compare(wk_compare_op op, const wk_tensor *a, const wk_tensor *b, wk_tensor **out)
 {
-    char name[32];
     bcast bc;
     if ((unsigned)op >= WK_COMPARE_COUNT)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "compare: invalid op %d", (int)op);
-    snprintf(name, sizeof name, "compare %s", compare_names[op]);
+    const char *name = compare_labels[op];
     WK_TRY(check_pair(name, a, b, out));
     WK_TRY(WK_CHECK_SLOT(name, a, compare));
     const wk_tensor *in[2] = {a, b};

@@ -5,15 +5,17 @@
 
 #include "ops/common.h"
 
-static const char *const unary_names[WK_UNARY_COUNT] = {
-    [WK_UNARY_EXP] = "exp",         [WK_UNARY_LOG] = "log",         [WK_UNARY_SIN] = "sin",
-    [WK_UNARY_COS] = "cos",         [WK_UNARY_TANH] = "tanh",       [WK_UNARY_ERF] = "erf",
-    [WK_UNARY_RECIP] = "recip",     [WK_UNARY_SQRT] = "sqrt",       [WK_UNARY_GELU] = "gelu",
-    [WK_UNARY_GELU_ERF] = "gelu_erf", [WK_UNARY_SILU] = "silu",     [WK_UNARY_SIGMOID] = "sigmoid",
-    [WK_UNARY_CEIL] = "ceil",       [WK_UNARY_FLOOR] = "floor",     [WK_UNARY_ROUND] = "round",
-    [WK_UNARY_SQR] = "sqr",         [WK_UNARY_ABS] = "abs",         [WK_UNARY_NEG] = "neg",
-    [WK_UNARY_RELU] = "relu",       [WK_UNARY_SIGN] = "sign",       [WK_UNARY_SOFTPLUS] = "softplus",
-    [WK_UNARY_MISH] = "mish",       [WK_UNARY_HARDSWISH] = "hardswish", [WK_UNARY_HARDSIGMOID] = "hardsigmoid",
+/* The ops' labels in messages ("unary exp"); the public names are their tails. */
+#define U "unary "
+static const char *const unary_labels[WK_UNARY_COUNT] = {
+    [WK_UNARY_EXP] = U "exp",         [WK_UNARY_LOG] = U "log",         [WK_UNARY_SIN] = U "sin",
+    [WK_UNARY_COS] = U "cos",         [WK_UNARY_TANH] = U "tanh",       [WK_UNARY_ERF] = U "erf",
+    [WK_UNARY_RECIP] = U "recip",     [WK_UNARY_SQRT] = U "sqrt",       [WK_UNARY_GELU] = U "gelu",
+    [WK_UNARY_GELU_ERF] = U "gelu_erf", [WK_UNARY_SILU] = U "silu",     [WK_UNARY_SIGMOID] = U "sigmoid",
+    [WK_UNARY_CEIL] = U "ceil",       [WK_UNARY_FLOOR] = U "floor",     [WK_UNARY_ROUND] = U "round",
+    [WK_UNARY_SQR] = U "sqr",         [WK_UNARY_ABS] = U "abs",         [WK_UNARY_NEG] = U "neg",
+    [WK_UNARY_RELU] = U "relu",       [WK_UNARY_SIGN] = U "sign",       [WK_UNARY_SOFTPLUS] = U "softplus",
+    [WK_UNARY_MISH] = U "mish",       [WK_UNARY_HARDSWISH] = U "hardswish", [WK_UNARY_HARDSIGMOID] = U "hardsigmoid",
 };
 static const char *const glu_names[WK_GLU_COUNT] = {
     [WK_GLU_SIGMOID] = "glu", [WK_GLU_SWIGLU] = "swiglu", [WK_GLU_GEGLU] = "geglu", [WK_GLU_GEGLU_TANH] = "geglu_tanh",
@@ -21,7 +23,7 @@ static const char *const glu_names[WK_GLU_COUNT] = {
 
 const char *wk_unary_name(wk_unary_op op)
 {
-    return (unsigned)op < WK_UNARY_COUNT ? unary_names[op] : "invalid";
+    return (unsigned)op < WK_UNARY_COUNT ? unary_labels[op] + sizeof U - 1 : "invalid";
 }
 
 const char *wk_glu_name(wk_glu_kind kind)
@@ -49,11 +51,10 @@ static wk_status check_in_out(const char *op, const wk_tensor *x, wk_tensor **ou
 
 wk_status wk_unary(wk_unary_op op, const wk_tensor *x, wk_tensor **out)
 {
-    char name[32];
     wk_tensor *o = NULL;
     if ((unsigned)op >= WK_UNARY_COUNT)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "unary: invalid op %d", (int)op);
-    snprintf(name, sizeof name, "unary %s", unary_names[op]);
+    const char *name = unary_labels[op];
     WK_TRY(check_in_out(name, x, out));
     if (!unary_supports(op, x->dtype))
         return wk_error(WK_ERR_DTYPE, "%s: dtype %s not supported", name, wk_dtype_name(x->dtype));
@@ -109,10 +110,9 @@ wk_status wk_leaky_relu(const wk_tensor *x, double negative_slope, wk_tensor **o
 /* a and b: views of the first and second halves of x's last dim; out of their shape. */
 wk_status wk_glu(wk_glu_kind kind, const wk_tensor *x, wk_tensor **out)
 {
-    char name[32];
     if ((unsigned)kind >= WK_GLU_COUNT)
         return wk_error(WK_ERR_INVALID_ARGUMENT, "glu: invalid kind %d", (int)kind);
-    snprintf(name, sizeof name, "%s", glu_names[kind]);
+    const char *name = glu_names[kind];
     WK_TRY(check_in_out(name, x, out));
     WK_TRY(wk_check_float(name, x));
     if (x->rank < 1 || x->shape[x->rank - 1] % 2 != 0)
