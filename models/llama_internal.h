@@ -13,8 +13,8 @@ typedef struct llama_config {
     float *rope_factors;     /* head_dim / 2 divisors of the frequencies (Llama-3 scaling), or NULL */
 } llama_config;
 
-/* One layer's weights; *_t are (in, out) views of (out, in) matrices: q, k, v fused into one product, gate and
- * up into another. */
+/* One layer's weights; *_t are (in, out) views of (out, in) matrices, or the (out, in) matrices themselves where a
+ * GGUF's blocks stay quantized (wm_linear takes both): q, k, v fused into one product, gate and up into another. */
 typedef struct llama_layer {
     wk_tensor *attn_norm, *qkv_t, *qkv_b, *o_t, *ffn_norm, *gate_up_t, *down_t;
     wk_tensor *k_cache, *v_cache; /* (batch, kv_heads, context, head_dim) */

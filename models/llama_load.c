@@ -122,6 +122,59 @@ static wk_status stacked(wsrc *s, int i, const int *ws, const int64_t *rows, int
     return st;
 }
 
+/* Whether a GGUF's block-quantized matrices stay quantized on the device (products through wk_matmul_q);
+ * WICK_LLAMA_QUANT=0 dequantizes them at load into the model's dtype instead. */
+static bool keep_blocks(const wsrc *s)
+{
+    const char *v = getenv("WICK_LLAMA_QUANT");
+    return s->g && (!v || strcmp(v, "0") != 0);
+}
+
+/* The n matrices ws (rows[k] x cols) of layer i stacked by rows, kept block-quantized: (sum of rows, cols) of their
+ * type on the device, for wk_matmul_q. WK_ERR_UNSUPPORTED (nothing made) when one is not quantized or their types
+ * differ (a Q4_K_M file mixes types): the caller loads them dequantized. */
+static wk_status stacked_blocks(wsrc *s, int i, const int *ws, const int64_t *rows, int n, int64_t cols,
+                                wk_tensor **out)
+{
+    wk_device *cpu = NULL;
+    wk_tensor *part[3] = {NULL, NULL, NULL};
+    wk_status st = wk_device_get("cpu", &cpu);
+    size_t bytes = 0;
+    int64_t total = 0;
+    for (int k = 0; k < n && st == WK_OK; k++) {
+        char name[160];
+        snprintf(name, sizeof name, gguf_names[ws[k]], i);
+        st = wk_gguf_load(s->g, name, cpu, &part[k]); /* the file's mapping, nothing copied */
+        if (st == WK_OK && (!wk_dtype_is_quantized(wk_tensor_dtype(part[k])) ||
+                            wk_tensor_dtype(part[k]) != wk_tensor_dtype(part[0]) || wk_tensor_rank(part[k]) != 2 ||
+                            wk_tensor_shape(part[k])[0] != rows[k] || wk_tensor_shape(part[k])[1] != cols))
+            st = WK_ERR_UNSUPPORTED;
+        if (st == WK_OK)
+            bytes += wk_tensor_nbytes(part[k]), total += rows[k];
+    }
+    char *buf = st == WK_OK ? malloc(bytes ? bytes : 1) : NULL;
+    if (st == WK_OK && !buf)
+        st = WK_ERR_OUT_OF_MEMORY;
+    for (size_t k = 0, at = 0; st == WK_OK && (int)k < n; at += wk_tensor_nbytes(part[k]), k++)
+        st = wk_tensor_to_host(part[k], buf + at, bytes - at);
+    const int64_t shape[2] = {total, cols};
+    if (st == WK_OK)
+        st = wk_tensor_from_host(s->m->dev, wk_tensor_dtype(part[0]), 2, shape, buf, out);
+    free(buf);
+    for (int k = 0; k < n; k++)
+        wk_tensor_release(part[k]);
+    if (st != WK_OK && st != WK_ERR_UNSUPPORTED)
+        return wm_fail(s->err, s->cap, st, "layer %d: %s", i, wk_last_error());
+    return st;
+}
+
+/* A layer's matrix: kept block-quantized (out, in) where it can be, else the (in, out) view of the model's dtype. */
+static wk_status matrix(wsrc *s, int i, const int *ws, const int64_t *rows, int n, int64_t cols, wk_tensor **out)
+{
+    wk_status st = keep_blocks(s) ? stacked_blocks(s, i, ws, rows, n, cols, out) : WK_ERR_UNSUPPORTED;
+    return st == WK_ERR_UNSUPPORTED ? stacked(s, i, ws, rows, n, cols, true, out) : st;
+}
+
 static wk_status load_layer(wsrc *s, int i, llama_layer *L)
 {
     const llama_config *c = &s->m->cfg;
@@ -130,13 +183,13 @@ static wk_status load_layer(wsrc *s, int i, llama_layer *L)
     const int w_qkv[3] = {W_Q, W_K, W_V}, w_qkvb[3] = {W_QB, W_KB, W_VB}, w_gu[2] = {W_GATE, W_UP};
     const int w_an[1] = {W_ATTN_NORM}, w_fn[1] = {W_FFN_NORM}, w_o[1] = {W_O}, w_dn[1] = {W_DOWN};
     WM_TRY(stacked(s, i, w_an, h1, 1, -1, false, &L->attn_norm));
-    WM_TRY(stacked(s, i, w_qkv, qkv_rows, 3, H, true, &L->qkv_t));
+    WM_TRY(matrix(s, i, w_qkv, qkv_rows, 3, H, &L->qkv_t));
     if (c->qkv_bias)
         WM_TRY(stacked(s, i, w_qkvb, qkv_rows, 3, -1, false, &L->qkv_b));
-    WM_TRY(stacked(s, i, w_o, h1, 1, q, true, &L->o_t));
+    WM_TRY(matrix(s, i, w_o, h1, 1, q, &L->o_t));
     WM_TRY(stacked(s, i, w_fn, h1, 1, -1, false, &L->ffn_norm));
-    WM_TRY(stacked(s, i, w_gu, gu_rows, 2, H, true, &L->gate_up_t));
-    return stacked(s, i, w_dn, h1, 1, I, true, &L->down_t);
+    WM_TRY(matrix(s, i, w_gu, gu_rows, 2, H, &L->gate_up_t));
+    return matrix(s, i, w_dn, h1, 1, I, &L->down_t);
 }
 
 /* Embeddings, final norm, output projection (the embeddings' view when tied), and every layer. */

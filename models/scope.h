@@ -32,7 +32,8 @@ void wm_scope_end(wm_scope *sc);
 /* Records *out (made by the call that returned s) in the scope; on failure, that call's message into err. */
 wk_status wm_track(wm_scope *sc, wk_status s, wk_tensor **out);
 #define WM_TRACK(sc, out, call) WM_TRY(wm_track((sc), (call), (out)))
-/* x W^T (+ b when b is not NULL), with wt the (in, out) view of the file's (out, in) weight. */
+/* x W^T (+ b when b is not NULL), with wt the (in, out) view of the file's (out, in) weight, or that (out, in) weight
+ * itself when it is block-quantized (wk_matmul_q). */
 wk_status wm_linear(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_tensor *b, wk_tensor **out);
 
 /* The attention output a (B, heads, n, head_dim) as (B, n, heads * head_dim), contiguous (the next product's input). */
