@@ -2,7 +2,8 @@
 
 Tensors are wick.Tensor; every op of wick.h is a function here (wick.exp, wick.add, wick.matmul, ...);
 numpy and DLPack exchange (wick.from_numpy, Tensor.numpy, wick.from_dlpack, Tensor.__dlpack__); wick's
-safetensors, GGUF and .npy readers and writers. A failed call raises wick.WickError carrying wick's status
+safetensors, GGUF and .npy readers and writers; streams, events and graph capture (wick.Stream, wick.Event,
+wick.capture) with Tensor.write_async / to_host_async. A failed call raises wick.WickError carrying wick's status
 name and message. libwick is found through $LIBWICK, then the system loader, then next to this package.
 """
 import ctypes as _ctypes
@@ -13,6 +14,7 @@ from ._ops import *  # noqa: F401,F403 (the op functions)
 from ._ops import UNARY, BINARY, COMPARE, REDUCE, generated as _generated
 from ._files import load_npy, load_safetensors, safe_open, save_npy, save_safetensors
 from ._gguf import GGUFFile, GGUFWriter, load_gguf
+from ._streams import Event, Graph, Stream, capture, current_stream
 
 globals().update(_generated())
 del _generated

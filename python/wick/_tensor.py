@@ -142,6 +142,40 @@ class Tensor:
             return np.from_dlpack(_AsU16(self)).view(bf16)
         return np.from_dlpack(self)
 
+    # ---- asynchronous copies (queued on the calling thread's current stream of the tensor's device)
+    def _host_array(self, a, what, writable):
+        if self.dtype in QDTYPES:
+            want = np.dtype(np.uint8)
+        else:
+            want = numpy_dtype(self.dtype)
+        if not isinstance(a, np.ndarray) or a.dtype != want or not a.flags.c_contiguous or \
+                (writable and not a.flags.writeable):
+            kind = "a writable" if writable else "a"
+            raise WickError("WK_ERR_INVALID_ARGUMENT", f"{what}: the host buffer must be {kind} C-contiguous numpy "
+                            f"array of {want} (got {type(a).__name__}"
+                            f"{' of ' + str(a.dtype) if isinstance(a, np.ndarray) else ''})")
+        return a
+
+    def write_async(self, a):
+        """Queues a copy of the numpy array a (the tensor's dtype, C-contiguous, exactly its bytes) into this
+        contiguous tensor and returns. a must stay alive and unchanged until the stream has passed the copy
+        (Stream.sync, or an Event recorded after it): the caller keeps the reference; wick does not."""
+        a = self._host_array(a, "write_async", False)
+        lib.wk_tensor_write_async(self, a.ctypes.data, a.nbytes)
+
+    def to_host_async(self, a=None):
+        """Queues a copy of the tensor into the numpy array a (a new one of its shape and dtype when None; a
+        block-quantized tensor's raw blocks as uint8) and returns a. Read a only after the stream has passed the
+        copy (Stream.sync, or an Event recorded after it); keep it alive until then."""
+        if a is None:
+            if self.dtype in QDTYPES:
+                a = np.empty(lib.wk_tensor_nbytes(self), np.uint8)
+            else:
+                a = np.empty(self.shape, numpy_dtype(self.dtype))
+        a = self._host_array(a, "to_host_async", True)
+        lib.wk_tensor_to_host_async(self, a.ctypes.data, a.nbytes)
+        return a
+
     def to(self, device):
         return call("to_device", self._h, _device(device))
 
