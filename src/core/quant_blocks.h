@@ -150,6 +150,10 @@ WK_HD float wk_q_value(int qi, const uint8_t *b, int j)
     }
 }
 
+/* (float)q for |q| < 2^22, exactly, as an integer add and a float subtract: the GPUs convert ints to floats at a
+ * quarter of their add rate, which bounded the quantized mat-vec's decode. */
+WK_HD float wk_q_i2f(int q) { return wk_bits_f32(0x4b400000u + (uint32_t)q) - 12582912.0f; }
+
 /* Elements j0 .. j0+7 of block b of type qi (j0 a multiple of 8) into v: wk_q_value's values, with the scales a run
  * of 8 shares decoded once (the quantized matmul's decoder on every backend). The other types go by wk_q_value. */
 WK_HD void wk_q_value8(int qi, const uint8_t *b, int j0, float *v)
@@ -160,13 +164,13 @@ WK_HD void wk_q_value8(int qi, const uint8_t *b, int j0, float *v)
         const uint8_t *qs = b + 2 + (j0 & 15);
         int sh = j0 < 16 ? 0 : 4;
         for (int t = 0; t < 8; t++)
-            v[t] = WK_QMUL(d, (int)((qs[t] >> sh) & 15u) - 8);
+            v[t] = WK_QMUL(d, wk_q_i2f((int)((qs[t] >> sh) & 15u) - 8));
         return;
     }
     case WK_QI_Q8_0: {
         float d = wk_q_f16(b);
         for (int t = 0; t < 8; t++)
-            v[t] = WK_QMUL((int8_t)b[2 + j0 + t], d);
+            v[t] = WK_QMUL(wk_q_i2f((int8_t)b[2 + j0 + t]), d);
         return;
     }
     case WK_QI_Q4_K:
@@ -180,7 +184,7 @@ WK_HD void wk_q_value8(int qi, const uint8_t *b, int j0, float *v)
             unsigned q = (qs[t] >> sh) & 15u;
             if (qi == WK_QI_Q5_K)
                 q |= ((qh[t] >> (j0 / 32)) & 1u) << 4;
-            v[t] = WK_QMUL(ds, q) - dm;
+            v[t] = WK_QMUL(ds, wk_q_i2f((int)q)) - dm;
         }
         return;
     }
@@ -190,7 +194,7 @@ WK_HD void wk_q_value8(int qi, const uint8_t *b, int j0, float *v)
         int lsh = 4 * (r / 64), hsh = 2 * (r / 32);
         float ds = WK_QMUL(wk_q_f16(b + 208), (int8_t)b[192 + j0 / 16]);
         for (int t = 0; t < 8; t++)
-            v[t] = WK_QMUL(ds, (int)(((ql[t] >> lsh) & 15u) | (((qh[t] >> hsh) & 3u) << 4)) - 32);
+            v[t] = WK_QMUL(ds, wk_q_i2f((int)(((ql[t] >> lsh) & 15u) | (((qh[t] >> hsh) & 3u) << 4)) - 32));
         return;
     }
     default:

@@ -1,6 +1,8 @@
-/* matmul_q.c: the GPU's quantized matmul slot: up to MQ_GEMV_MAX_M rows of x (decode) by the mat-vec kernel that reads
- * w's blocks once (kernels/matmul_q.cu); more rows (prefill) by slices of w dequantized to x's dtype in bounded
- * scratch (kernels/quant.cu) and the vendor BLAS, or by the mat-vec kernel when the BLAS cannot take the product. */
+/* matmul_q.c: the GPU's quantized matmul slot: up to MQ_GEMV_MAX_M rows of x (decode) by the mat-vec kernels that read
+ * w's blocks once (kernels/matmul_q.cu: vec for the types Llama GGUFs use, gemv for the others); more rows (prefill)
+ * by slices of w dequantized to x's dtype in bounded scratch (kernels/quant.cu) and the vendor BLAS, or by the gemv
+ * kernel when the BLAS cannot take the product. */
+#include "core/quant_blocks.h"
 #include "gpu/gpu.h"
 
 #define MQ_GEMV_MAX_M 8
@@ -24,6 +26,33 @@ static wk_status gemv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_
     size_t smem = (size_t)(mt * kc) * sizeof(float);
     return WK_GPU_LAUNCH(d, matmul_q_gemv, (int)w->dtype - WK_Q4_0, x->dtype, wk_gpu_width_slot(d), grid, block, smem,
                          q);
+}
+
+/* The vec kernels (M <= 8; Q4_0, Q8_0, Q4_K, Q6_K; x and w 16-byte aligned): WK_ERR_UNSUPPORTED otherwise. */
+static wk_status vec(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_tensor *out)
+{
+    int qi = (int)w->dtype - WK_Q4_0;
+    const void *xd = wk_tensor_data(x), *wd = wk_tensor_data(w);
+    if ((qi != WK_QI_Q4_0 && qi != WK_QI_Q8_0 && qi != WK_QI_Q4_K && qi != WK_QI_Q6_K) ||
+        ((uintptr_t)xd | (uintptr_t)wd) % 16 != 0)
+        return WK_ERR_UNSUPPORTED;
+    int64_t M = x->shape[0], K = x->shape[1], N = w->shape[0], bs = wk_dtype_block_size(w->dtype);
+    int mt = M <= 1 ? 1 : M <= 4 ? 4 : 8, rows = MQV_ROWS(qi, mt);
+    int64_t lpr = wk_gpu_logical_warp(d);
+    while (lpr > 1 && lpr / 2 >= K / bs) /* a row of few blocks: more rows a warp */
+        lpr /= 2;
+    int64_t blocks = cdiv(cdiv(N, rows) * lpr, MQ_BLOCK);
+    if (blocks > 0x7fffffff)
+        return wk_error(WK_ERR_UNSUPPORTED, "matmul_q: w has %lld rows, more than one launch covers", (long long)N);
+    wk_gpu_matmul_q_args q = {.w = wd, .x = xd, .out = wk_tensor_data(out), .M = M, .N = N, .K = K,
+                              .row_bytes = K / bs * (int64_t)wk_dtype_block_bytes(w->dtype), .lpr = lpr};
+    wk_gpu_dim grid = {(unsigned)blocks, 1, 1}, block = {MQ_BLOCK, 1, 1};
+    int ws = wk_gpu_width_slot(d);
+    if (mt == 1)
+        return WK_GPU_LAUNCH(d, matmul_q_vec1, qi, x->dtype, ws, grid, block, 0, q);
+    if (mt == 4)
+        return WK_GPU_LAUNCH(d, matmul_q_vec4, qi, x->dtype, ws, grid, block, 0, q);
+    return WK_GPU_LAUNCH(d, matmul_q_vec8, qi, x->dtype, ws, grid, block, 0, q);
 }
 
 /* Rows [n0, n0 + nc) of w dequantized into scratch (nc, K) of x's dtype, then out[:, n0 .. n0 + nc) = x scratch^T. */
@@ -68,6 +97,10 @@ wk_status wk_gpu_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor *out
     wk_gpu_dev *d = wk_gpu_dev_of(out);
     if (x->shape[0] > MQ_GEMV_MAX_M) {
         wk_status s = dequant_gemm(d, x, w, out);
+        if (s != WK_ERR_UNSUPPORTED)
+            return s;
+    } else {
+        wk_status s = vec(d, x, w, out);
         if (s != WK_ERR_UNSUPPORTED)
             return s;
     }

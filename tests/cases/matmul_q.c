@@ -1,7 +1,8 @@
 /* matmul_q.c: case family 'matmul_q': x (..., K) @ w^T with w (N, K) of random blocks of every GGML block type,
- * against a float64 product with w decoded by quant_ref.c's plain code: rows of x across the GPU's mat-vec tile (1, 3,
- * 8) and past it (9, 64: the dequantize + BLAS path), K across the kernel's shared-memory passes, N off its row tile,
- * strided and batched x, a narrowed w, empty M, N and K; the error paths. */
+ * against a float64 product with w decoded by quant_ref.c's plain code: rows of x across the GPU's mat-vec tiles (1..5,
+ * 7, 8) and past them (9, 64: the dequantize + BLAS path), K across the kernels' shared-memory passes and lane passes
+ * (45 blocks), rows of 2-3 blocks, N off the row tiles, strided and batched x, a narrowed w (unaligned: the gemv
+ * kernel), empty M, N and K; the error paths. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,12 @@ static void cases(wkt_list *l)
         add(l, WK_F16, qi, SHAPE(2, 5, 512), 37, WKT_PERMUTED, 0);
         add(l, WK_F32, qi, SHAPE(8, 1280), 37, WKT_CONTIG, 0); /* two passes of x through shared memory */
         add(l, WK_F16, qi, SHAPE(1, 8448), 5, WKT_CONTIG, 0);  /* the same at one row */
+        int64_t bs = wkt_qblock[qi];
+        /* The vec kernels' x tiles (4, 8) part-filled; 45 blocks a row: the lanes' last pass part-filled; 67 rows:
+         * the last group of rows part-filled. */
+        for (int64_t m = 2; m <= 5; m += m == 2 ? 2 : 1)
+            add(l, WK_F32, qi, SHAPE(m, 45 * bs), 67, WKT_CONTIG, 0);
+        add(l, WK_BF16, qi, SHAPE(7, 3 * bs), 131, WKT_CONTIG, 0); /* 3 blocks a row: several rows a warp */
     }
     add(l, WK_F32, 0, SHAPE(0, 64), 37, WKT_CONTIG, 0); /* no rows of x */
     add(l, WK_F32, 4, SHAPE(3, 64), 0, WKT_CONTIG, 0);  /* no rows of w */

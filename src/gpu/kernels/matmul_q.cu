@@ -69,4 +69,143 @@ template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_ge
     }
 }
 
+/* ---------------------------------------------------------------- vec: M <= 1, 4 or 8
+ * A group of lpr lanes owns MQV_ROWS rows of w; lane l of it takes blocks l, l + lpr, ... of those rows. A block's
+ * bytes come as the aligned 16-byte chunks that cover it (read-only path; the warp's lanes take adjacent blocks, so
+ * its chunks cover a contiguous span of each row: every byte of w is fetched once), shifted in registers so that
+ * the block starts at byte 0, then decoded 8 elements at a time by wk_q_value8 at constant offsets (registers, no
+ * local memory). x's 8 values per row of x come as 16-byte loads through L1, once for all MQV_ROWS rows. */
+template <int QI> struct mqv_unit {
+    static constexpr int UE = QI <= WK_QI_Q8_0 ? WK_QK : WK_QK_K; /* elements of a block */
+    static constexpr int UB = QI == WK_QI_Q4_0 ? 18 : QI == WK_QI_Q8_0 ? 34 : QI == WK_QI_Q4_K ? 144 : 210;
+    static constexpr bool AL = UB % 16 == 0; /* every block 16-byte aligned (w is: the host checks) */
+    static constexpr int NC = AL ? UB / 16 : (UB + 14 + 15) / 16; /* chunks covering a 2-byte aligned block */
+    static constexpr int NW = (UB + 3) / 4;
+};
+
+/* The block at p (2-byte aligned; 16-byte aligned when AL) as words, its first byte the low byte of blk[0]. Every
+ * chunk loaded holds a byte of the block. */
+template <int QI> __device__ __forceinline__ void mqv_load(const uint8_t *p, uint32_t (&blk)[mqv_unit<QI>::NW])
+{
+    typedef mqv_unit<QI> U;
+    if constexpr (U::AL) {
+#pragma unroll
+        for (int c = 0; c < U::NC; c++) {
+            const wk_w16 v = wk_ldg((const wk_w16 *)p + c);
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                blk[4 * c + i] = v.w[i];
+        }
+    } else {
+        const int s = (int)((uintptr_t)p & 15u), q = s >> 2;
+        const unsigned r = 8u * (unsigned)(s & 3);
+        const wk_w16 *a = (const wk_w16 *)(p - s);
+        uint32_t w[4 * U::NC + 4], t[U::NW + 1];
+#pragma unroll
+        for (int c = 0; c < U::NC; c++) {
+            const wk_w16 v = wk_ldg(a + c);
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                w[4 * c + i] = v.w[i];
+        }
+#pragma unroll
+        for (int i = 4 * U::NC; i < 4 * U::NC + 4; i++)
+            w[i] = 0;
+#pragma unroll
+        for (int i = 0; i <= U::NW; i++) /* word shift by q, as selects: a run-time index would spill */
+            t[i] = q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
+#pragma unroll
+        for (int i = 0; i < U::NW; i++)
+            blk[i] = (uint32_t)((((uint64_t)t[i + 1] << 32) | t[i]) >> r);
+    }
+}
+
+/* x[0 .. 8) (16-byte aligned) as f32. */
+template <class T> __device__ __forceinline__ void mqv_x8(const T *p, float (&xv)[8])
+{
+    const wk_w16 a = wk_ldg((const wk_w16 *)p);
+    if constexpr (sizeof(T) == 4) {
+        const wk_w16 b = wk_ldg((const wk_w16 *)p + 1);
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            xv[i] = wk_bits_f32(a.w[i]);
+            xv[4 + i] = wk_bits_f32(b.w[i]);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const T t = wk_w16_get<T>(a, i);
+            xv[i] = wk_ld(&t);
+        }
+    }
+}
+
+/* Grid: ceil(N / MQV_ROWS) groups of lpr lanes, MQ_BLOCK threads a block; p.M <= MT. */
+template <class QT, class T, int LW, int MT> __device__ __forceinline__ void mqv_run(const wk_gpu_matmul_q_args &p)
+{
+    constexpr int qi = QT::qi, R = MQV_ROWS(qi, MT);
+    typedef mqv_unit<qi> U;
+    const int lpr = (int)p.lpr, gl = (int)threadIdx.x % lpr, mt = (int)p.M;
+    const int64_t row0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / lpr * R, units = p.K / U::UE;
+    const T *x = (const T *)p.x;
+    const uint8_t *wr[R];
+    float acc[R][MT];
+#pragma unroll
+    for (int r = 0; r < R; r++) { /* rows past N read row N-1 (every lane takes part in the reductions) */
+        wr[r] = (const uint8_t *)p.w + (row0 + r < p.N ? row0 + r : p.N - 1) * p.row_bytes;
+#pragma unroll
+        for (int m = 0; m < MT; m++)
+            acc[r][m] = 0.0f;
+    }
+    for (int64_t u = gl; u < units; u += lpr) {
+        uint32_t blk[R][U::NW];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            mqv_load<qi>(wr[r] + u * U::UB, blk[r]);
+#pragma unroll
+        for (int j0 = 0; j0 < U::UE; j0 += 8) {
+            float xv[MT][8];
+#pragma unroll
+            for (int m = 0; m < MT; m++)
+                if (m < mt)
+                    mqv_x8(x + m * p.K + u * U::UE + j0, xv[m]);
+                else
+#pragma unroll
+                    for (int t = 0; t < 8; t++)
+                        xv[m][t] = 0.0f;
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                float v[8];
+                wk_q_value8(qi, (const uint8_t *)blk[r], j0, v);
+#pragma unroll
+                for (int m = 0; m < MT; m++)
+#pragma unroll
+                    for (int t = 0; t < 8; t++)
+                        acc[r][m] = fmaf(v[t], xv[m][t], acc[r][m]);
+            }
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int m = 0; m < MT; m++) {
+            const float s = wk_group_reduce<LW>(acc[r][m], wk_op_sum(), lpr);
+            if (gl == 0 && m < mt && row0 + r < p.N)
+                wk_st((T *)p.out + m * p.N + row0 + r, s);
+        }
+}
+
+template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_vec1_run(const wk_gpu_matmul_q_args &p)
+{
+    mqv_run<QT, T, LW, 1>(p);
+}
+template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_vec4_run(const wk_gpu_matmul_q_args &p)
+{
+    mqv_run<QT, T, LW, 4>(p);
+}
+template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_vec8_run(const wk_gpu_matmul_q_args &p)
+{
+    mqv_run<QT, T, LW, 8>(p);
+}
+
 WK_MATMUL_Q_KERNELS(WK_DEFINE_KERNELS)
