@@ -675,7 +675,8 @@ wk_status wk_rope_thd(const wk_tensor *x, const wk_tensor *cos, const wk_tensor 
  * On NVIDIA GPUs from sm_80, f16/bf16 with D == Dv of 64 or 128 and no bias, ALiBi or soft-cap run on tensor
  * cores (FlashAttention-2's scheme): the softmax weights are rounded to q's dtype before they multiply V, and a
  * NaN or inf in v at a key below L that a row does not see (causal, window) may still reach that row's result
- * (keys at or past L are never read). WICK_ATTENTION_KERNEL=scalar selects the f32 scalar kernels instead.
+ * (keys at or past L are never read). WICK_ATTENTION_KERNEL=scalar selects the f32 scalar kernels instead;
+ * =mma_v1 runs prefill on the earlier single-buffered tensor-core kernel (for comparison).
  * A paged cache (block_table set): k and v are block pools (num_blocks, Hkv, block_size, D) (any strides, so the
  * (num_blocks, block_size, Hkv, D) layout of serving engines is a permuted view); key j of batch b is row
  * j % block_size of block block_table[b][j / block_size]; Skv is max_blocks * block_size and seq_lens is

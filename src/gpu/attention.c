@@ -1,7 +1,8 @@
 /* attention.c: the GPU's attention and kv_append slots: lengths and block ids checked on the device (the fault
  * record), then the fused kernel, split over keys with a merge when the items are too few: on tensor cores
  * (kernels/attention_mma.cu) where the device and the problem allow it, else the scalar one (kernels/attention.cu).
- * WICK_ATTENTION_KERNEL=scalar forces the scalar kernels (the tests run the case table both ways). */
+ * WICK_ATTENTION_KERNEL=scalar forces the scalar kernels (the tests run the case table both ways); =mma_v1 runs
+ * prefill on the earlier single-buffered tensor-core kernel (attn_mma_prefill_v1), for comparison. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,13 @@ static void plan(wk_gpu_attn_args *q, int64_t rows)
     q->split_len = q->skv > 0 ? q->skv : 1;
 }
 
+/* WICK_ATTENTION_KERNEL=mma_v1: prefill on attn_mma_prefill_v1. */
+static bool prefill_v1(void)
+{
+    const char *force = getenv("WICK_ATTENTION_KERNEL");
+    return force && strcmp(force, "mma_v1") == 0;
+}
+
 /* The tensor-core kernels' head-dim slot (kernels/attention_mma.h: 0 for 64, 1 for 128), or -1 where they do
  * not serve the call: not forced off, f16/bf16, no bias, ALiBi or soft-cap, D == Dv of 64 or 128, q read by
  * 4-byte pairs and k, v by 16-byte vectors, an NVIDIA sm_80 or later device, and the kernel in this build. */
@@ -108,7 +116,9 @@ static int mma_slot(wk_gpu_dev *d, const wk_attn *a, const wk_gpu_attn_args *q)
     if (strncmp(arch, "sm_", 3) != 0 || atoi(arch + 3) < 80)
         return -1;
     int slot = q->d == 64 ? 0 : 1;
-    wk_gpu_kset set = q->sq <= AM_DECODE_ROWS ? WK_KS_attn_mma_decode : WK_KS_attn_mma_prefill;
+    wk_gpu_kset set = q->sq <= AM_DECODE_ROWS ? WK_KS_attn_mma_decode
+                      : prefill_v1()         ? WK_KS_attn_mma_prefill_v1
+                                             : WK_KS_attn_mma_prefill;
     return wk_gpu_kernel_present(d, set, qt->dtype, slot, 0) ? slot : -1;
 }
 
@@ -120,6 +130,8 @@ static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds)
         return wk_error(WK_ERR_UNSUPPORTED, "attention: %lld work items exceed the grid", (long long)q->items);
     bool dec = q->sq <= AM_DECODE_ROWS;
     wk_gpu_dim grid = {(unsigned)q->items, (unsigned)q->splits, 1}, block = {AT_THREADS, 1, 1};
+    if (ds >= 0 && !dec && prefill_v1())
+        return WK_GPU_LAUNCH(d, attn_mma_prefill_v1, dt, ds, 0, grid, block, 0, *q);
     if (ds >= 0 && !dec)
         return WK_GPU_LAUNCH(d, attn_mma_prefill, dt, ds, 0, grid, block, 0, *q);
     void *part = NULL;

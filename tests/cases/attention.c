@@ -272,6 +272,9 @@ static void cases(wkt_list *l)
         (attn_spec){2, 4, 2, 40, 256, 64, 64, .flags = ATTN_LENS | ATTN_CAUSAL | ATTN_LSE, .block = 16});
     add(l, "attention", WK_BF16, WKT_CONTIG,
         (attn_spec){2, 16, 2, 3, 2048, 128, 128, .flags = ATTN_LENS | ATTN_CAUSAL | ATTN_LSE, .block = 32});
+    add(l, "attention", WK_F16, WKT_CONTIG,
+        (attn_spec){2, 8, 2, 97, 336, 128, 128, .flags = ATTN_WINDOW | ATTN_LENS | ATTN_LSE, .wl = 100, .wr = 7,
+                    .block = 16});
     add(l, "attention", WK_F16, WKT_CONTIG, (attn_spec){1, 32, 1, 1, 5000, 64, 64, .flags = ATTN_LSE});
     add(l, "attention", WK_BF16, WKT_CONTIG,
         (attn_spec){2, 8, 2, 2, 3000, 64, 64, .flags = ATTN_WINDOW | ATTN_LSE, .wl = 500, .wr = 0});

@@ -87,7 +87,7 @@ __device__ __forceinline__ void am_init(const wk_gpu_attn_args &p, const at_item
 
 /* Keys [j0, j0 + AM_TK) of k or v into buf by 16-byte asynchronous copies; a key at or past hi (or in a bad
  * block) is zeros. The caller commits the group. */
-template <int D, bool V>
+template <int D, bool V, int TK = AM_TK>
 __device__ __forceinline__ void am_load_tile(const wk_gpu_attn_args &p, const at_item &it, int64_t j0, int64_t hi,
                                              uint16_t (*buf)[D + AM_PAD])
 {
@@ -98,7 +98,7 @@ __device__ __forceinline__ void am_load_tile(const wk_gpu_attn_args &p, const at
     const int c0 = (int)threadIdx.x / CH, ch = (int)threadIdx.x % CH;
     const int64_t base = it.b * st[0] + it.kvh * st[1];
 #pragma unroll
-    for (int i = 0; i < AM_TK / RS; i++) {
+    for (int i = 0; i < TK / RS; i++) {
         int c = c0 + i * RS;
         int64_t j = j0 + c, off = -1;
         if (j < hi)
@@ -112,7 +112,7 @@ __device__ __forceinline__ void am_load_tile(const wk_gpu_attn_args &p, const at
 
 /* S (the warp's 16 rows x its NT * 8 keys of the tile: all 64 in prefill, 16 from 16 * warp in decode) = Q K^T. */
 template <int D, bool DEC, int BF, int NT>
-__device__ __forceinline__ void am_scores(const am_state<D> &st, const am_tiles<D> &sm, float s[NT][4])
+__device__ __forceinline__ void am_scores(const am_state<D> &st, const uint16_t (*kt)[D + AM_PAD], float s[NT][4])
 {
     int lane = (int)(threadIdx.x & 31u), i = lane >> 3, kb = DEC ? 16 * (int)(threadIdx.x / 32) : 0;
 #pragma unroll
@@ -125,7 +125,7 @@ __device__ __forceinline__ void am_scores(const am_state<D> &st, const am_tiles<
 #pragma unroll
         for (int np = 0; np < NT / 2; np++) {
             uint32_t b[4];
-            wk_tc_ldsm(b, &sm.k[kb + 16 * np + (i >> 1) * 8 + (lane & 7)][16 * kk + (i & 1) * 8]);
+            wk_tc_ldsm(b, &kt[kb + 16 * np + (i >> 1) * 8 + (lane & 7)][16 * kk + (i & 1) * 8]);
             wk_tc_mma<BF>(s[2 * np], st.q[kk], b);
             wk_tc_mma<BF>(s[2 * np + 1], st.q[kk], b + 2);
         }
@@ -151,7 +151,7 @@ __device__ __forceinline__ void am_mask(const am_state<D> &st, float s[NT][4], f
 
 /* The online-softmax step on the thread's two rows: new max (NaN scores never win it, as in attn_fwd), weights
  * exp2(s - max) (a dropped key weighs exactly 0), the sum and O rescaled; the weights become P's A fragments. */
-template <int D, int BF, int NT>
+template <int D, int BF, int NT, bool SKIP = false>
 __device__ __forceinline__ void am_softmax(float s[NT][4], am_state<D> &st, uint32_t pa[NT / 2][4])
 {
 #pragma unroll
@@ -173,11 +173,12 @@ __device__ __forceinline__ void am_softmax(float s[NT][4], am_state<D> &st, uint
                 sum += s[nt][c];
             }
         st.l[h] = st.l[h] * corr + sum;
+        if (!SKIP || corr != 1.0f) /* SKIP: the warp skips the rescale when no row's max moved (most tiles) */
 #pragma unroll
-        for (int nd = 0; nd < D / 8; nd++) {
-            st.o[nd][2 * h] *= corr;
-            st.o[nd][2 * h + 1] *= corr;
-        }
+            for (int nd = 0; nd < D / 8; nd++) {
+                st.o[nd][2 * h] *= corr;
+                st.o[nd][2 * h + 1] *= corr;
+            }
     }
 #pragma unroll
     for (int ks = 0; ks < NT / 2; ks++) {
@@ -190,7 +191,7 @@ __device__ __forceinline__ void am_softmax(float s[NT][4], am_state<D> &st, uint
 
 /* O += P V over the warp's keys of the tile (value tile read transposed by ldmatrix). */
 template <int D, bool DEC, int BF, int NT>
-__device__ __forceinline__ void am_pv(const uint32_t pa[NT / 2][4], const am_tiles<D> &sm, am_state<D> &st)
+__device__ __forceinline__ void am_pv(const uint32_t pa[NT / 2][4], const uint16_t (*vt)[D + AM_PAD], am_state<D> &st)
 {
     int lane = (int)(threadIdx.x & 31u), i = lane >> 3, kb = DEC ? 16 * (int)(threadIdx.x / 32) : 0;
 #pragma unroll
@@ -198,7 +199,7 @@ __device__ __forceinline__ void am_pv(const uint32_t pa[NT / 2][4], const am_til
 #pragma unroll
         for (int np = 0; np < D / 16; np++) {
             uint32_t b[4];
-            wk_tc_ldsm_t(b, &sm.v[kb + 16 * ks + (i & 1) * 8 + (lane & 7)][16 * np + (i >> 1) * 8]);
+            wk_tc_ldsm_t(b, &vt[kb + 16 * ks + (i & 1) * 8 + (lane & 7)][16 * np + (i >> 1) * 8]);
             wk_tc_mma<BF>(st.o[2 * np], pa[ks], b);
             wk_tc_mma<BF>(st.o[2 * np + 1], pa[ks], b + 2);
         }
@@ -317,7 +318,7 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
             wk_tc_async_commit();
         }
         float s[NT][4];
-        am_scores<D, DEC, BF, NT>(st, sm.t, s);
+        am_scores<D, DEC, BF, NT>(st, sm.t.k, s);
         am_mask<D, DEC, NT>(st, s, sl2, j0, end, j0 >= lo2 && j0 + AM_TK <= full_hi);
         if (!DEC) {
             wk_tc_async_wait();
@@ -328,7 +329,7 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
         }
         uint32_t pa[NT / 2][4];
         am_softmax<D, BF, NT>(s, st, pa);
-        am_pv<D, DEC, BF, NT>(pa, sm.t, st);
+        am_pv<D, DEC, BF, NT>(pa, sm.t.v, st);
         if (DEC && j0 + AM_TK < end) {
             __syncthreads(); /* every warp is done with both tiles */
             am_load_tile<D, false>(p, it, j0 + AM_TK, end, sm.t.k);
@@ -342,7 +343,62 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
         am_finish<T, D>(p, it, st);
 }
 
+/* Prefill's double-buffered tiles: key and value tiles of AM_PTK keys, two of each, so that one barrier a step
+ * suffices and tile j + 1 is in flight during all of tile j's work. */
+template <int D> struct alignas(16) am_ptiles {
+    static constexpr int TK = AM_PTK(D);
+    uint16_t k[2][TK][D + AM_PAD], v[2][TK][D + AM_PAD];
+};
+static_assert(sizeof(am_ptiles<128>) <= 48 * 1024 && sizeof(am_ptiles<64>) <= 48 * 1024, "default smem limit");
+
+/* Prefill, one item: its key range (the union of its rows' windows) tile by tile; the items with the most keys
+ * (the last query tiles) first. Step j: wait for tile j, a barrier (every warp is done with tile j - 1, whose
+ * buffers tile j + 1 then takes), tile j + 1's copies queued, then S, the softmax and P V on tile j. */
+template <class T, int D> __device__ __forceinline__ void am_prefill(const wk_gpu_attn_args &p, am_ptiles<D> &sm)
+{
+    constexpr int BF = am_bf<T>::v, TK = am_ptiles<D>::TK, NT = TK / 8;
+    int64_t item = blockIdx.x;
+    item += p.qtiles - 1 - 2 * (item % p.qtiles);
+    at_item it = at_item_of(p, item);
+    int64_t lo, hi, lo2, end;
+    at_window(p, it.len, it.i0, lo, hi);
+    at_window(p, it.len, it.i0 + it.nq - 1, lo2, end);
+    const int64_t full_hi = hi < end ? hi : end; /* tiles in [lo2, full_hi) are seen whole by every row */
+    am_state<D> st;
+    am_init<D, false>(p, it, st);
+    const float sl2 = p.scale * AM_LOG2E;
+    if (lo < end) {
+        am_load_tile<D, false, TK>(p, it, lo, end, sm.k[0]);
+        am_load_tile<D, true, TK>(p, it, lo, end, sm.v[0]);
+        wk_tc_async_commit();
+    }
+    int buf = 0;
+    for (int64_t j0 = lo; j0 < end; j0 += TK, buf ^= 1) {
+        wk_tc_async_wait();
+        __syncthreads();
+        if (j0 + TK < end) {
+            am_load_tile<D, false, TK>(p, it, j0 + TK, end, sm.k[buf ^ 1]);
+            am_load_tile<D, true, TK>(p, it, j0 + TK, end, sm.v[buf ^ 1]);
+            wk_tc_async_commit();
+        }
+        float s[NT][4];
+        am_scores<D, false, BF, NT>(st, sm.k[buf], s);
+        am_mask<D, false, NT>(st, s, sl2, j0, end, j0 >= lo2 && j0 + TK <= full_hi);
+        uint32_t pa[NT / 2][4];
+        am_softmax<D, BF, NT, true>(s, st, pa);
+        am_pv<D, false, BF, NT>(pa, sm.v[buf], st);
+    }
+    am_finish<T, D>(p, it, st);
+}
+
 template <class T, class DIM, int> __device__ __forceinline__ void attn_mma_prefill_run(const wk_gpu_attn_args &p)
+{
+    __shared__ am_ptiles<DIM::D> sm;
+    am_prefill<T, DIM::D>(p, sm);
+}
+
+template <class T, class DIM, int>
+__device__ __forceinline__ void attn_mma_prefill_v1_run(const wk_gpu_attn_args &p)
 {
     __shared__ am_smem<DIM::D> sm;
     am_fwd<T, DIM::D, false>(p, sm);

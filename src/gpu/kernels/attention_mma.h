@@ -16,6 +16,8 @@
 #define AM_THREADS (AM_WARPS * 32)
 #define AM_ROWS (AM_WARPS * 16)
 #define AM_TK 64
+/* The prefill kernel's key tiles (double-buffered): 32 keys at D 128, 64 at D 64 (both under 48 KB). */
+#define AM_PTK(D) ((D) >= 128 ? 32 : 64)
 
 /* The dtypes (f16, bf16) and head dims (D == Dv: 64, 128) the kernels are built for. */
 #define WK_AX_AM_DT(Y, N, ...)                                                                                    \
@@ -24,10 +26,12 @@
     N(_f32, float, __VA_ARGS__) N(_f64, double, __VA_ARGS__)
 #define WK_BX_AM_DIM(Y, N, ...) Y(_d64, am_dim<64>, __VA_ARGS__) Y(_d128, am_dim<128>, __VA_ARGS__)
 
-/* attn_mma_prefill: grid (items), AM_THREADS threads; writes out and lse.
+/* attn_mma_prefill: grid (items), AM_THREADS threads; writes out and lse. attn_mma_prefill_v1: the same, the
+ * earlier single-buffered kernel (tiles of AM_TK keys), kept for WICK_ATTENTION_KERNEL=mma_v1.
  * attn_mma_decode: grid (items, splits), AM_THREADS threads; writes out and lse (splits == 1) or part. */
 #define WK_ATTENTION_MMA_KERNELS(X)                                                                               \
-    X(attention_mma, attn_mma_prefill, wk_gpu_attn_args, AM_DT, AM_DIM, ONE, __launch_bounds__(AM_THREADS))     \
+    X(attention_mma, attn_mma_prefill, wk_gpu_attn_args, AM_DT, AM_DIM, ONE, __launch_bounds__(AM_THREADS, 3))  \
+    X(attention_mma, attn_mma_prefill_v1, wk_gpu_attn_args, AM_DT, AM_DIM, ONE, __launch_bounds__(AM_THREADS))  \
     X(attention_mma, attn_mma_decode, wk_gpu_attn_args, AM_DT, AM_DIM, ONE, __launch_bounds__(AM_THREADS))
 
 #endif
