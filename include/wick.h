@@ -819,8 +819,9 @@ wk_status wk_host_unregister(wk_device *dev, void *ptr);
  *  - wk_tensor_to_host_async: t's contents into dst (dst_bytes at least wk_tensor_nbytes; a strided t goes
  *    through a contiguous copy on the device first). Read dst only after the stream has passed the copy
  *    (wk_stream_sync, or an event recorded after it). Device-side faults surface at the next sync.
- *  - wk_to_device_async: as wk_to_device, the copy queued as above; a CPU result's memory is valid only once
- *    the source device's stream has passed the copy. */
+ *  - wk_to_device_async: as wk_to_device, a CPU <-> GPU copy queued as above (between two GPUs, and for a
+ *    block-quantized tensor, it is wk_to_device's synchronous copy); a CPU result's memory is valid only once the source device's stream has
+ *    passed the copy. */
 wk_status wk_tensor_write_async(wk_tensor *t, const void *src, size_t src_bytes);
 wk_status wk_tensor_to_host_async(const wk_tensor *t, void *dst, size_t dst_bytes);
 wk_status wk_to_device_async(const wk_tensor *t, wk_device *dev, wk_tensor **out);

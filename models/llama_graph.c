@@ -18,11 +18,9 @@ typedef struct llama_decoder {
     bool unavailable;                              /* no graphs here: decode eagerly */
 } llama_decoder;
 
-void llama_decoder_free(llama_model *m)
+/* Everything the decoder holds but the struct itself (its stream's work finished first). */
+static void decoder_parts_free(llama_decoder *d)
 {
-    llama_decoder *d = m->decoder;
-    if (!d)
-        return;
     wk_graph_destroy(d->graph);
     wk_tensor *ts[] = {d->ids, d->pos, d->len_before, d->len_after, d->logits, d->next};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
@@ -32,7 +30,14 @@ void llama_decoder_free(llama_model *m)
         wk_stream_destroy(d->stream);
     }
     free(d->host);
-    free(d);
+    *d = (llama_decoder){0};
+}
+
+void llama_decoder_free(llama_model *m)
+{
+    if (m->decoder)
+        decoder_parts_free(m->decoder);
+    free(m->decoder);
     m->decoder = NULL;
 }
 
@@ -99,10 +104,8 @@ static wk_status decoder(llama_model *m, llama_decoder **out, char *err, size_t 
         wk_stream_set_current(m->dev, before);
     }
     if (s == WK_ERR_UNSUPPORTED) { /* the CPU, or graphs turned off: forget the parts, decode eagerly */
-        llama_decoder_free(m);
-        m->decoder = d = calloc(1, sizeof *d);
-        if (d)
-            d->unavailable = true;
+        decoder_parts_free(d);
+        d->unavailable = true;
         return WK_ERR_UNSUPPORTED;
     }
     if (s != WK_OK && err && cap && !err[0])

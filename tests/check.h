@@ -7,7 +7,12 @@
 
 #include "wick.h"
 
+/* A program whose checks span several files defines WKT_CHECK_SHARED and the two counters once. */
+#ifdef WKT_CHECK_SHARED
+extern int checks, failures;
+#else
 static int checks, failures;
+#endif
 
 #define CHECK(cond, ...)                                                                                    \
     do {                                                                                                    \

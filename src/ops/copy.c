@@ -65,9 +65,10 @@ wk_status wk_contiguous(const wk_tensor *t, wk_tensor **out)
     return wk_copy_contiguous(op, t, out);
 }
 
-wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
+/* wk_to_device, and with async wk_to_device_async: the host <-> device copy queued through the stream table (a copy
+ * between two GPUs stays synchronous through host memory). */
+static wk_status to_device(const char *op, const wk_tensor *t, wk_device *dev, bool async, wk_tensor **out)
 {
-    static const char op[] = "to_device";
     WK_TRY(wk_check_tensor_q(op, "tensor", t));
     WK_TRY(wk_check_out(op, out));
     if (!dev)
@@ -88,9 +89,11 @@ wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
         s = wk_alloc_output(op, dev, t->dtype, t->rank, t->shape, &dst);
     const wk_tensor *from = src ? src : t;
     if (s == WK_OK && bytes > 0 && wk_be(from) == &wk_cpu_backend)
-        s = dev->backend->upload(dev, wk_tensor_data(dst), wk_tensor_data(from), bytes);
+        s = (async ? dev->backend->streams->upload_async : dev->backend->upload)(dev, wk_tensor_data(dst),
+                                                                                 wk_tensor_data(from), bytes);
     else if (s == WK_OK && bytes > 0 && dev->backend == &wk_cpu_backend)
-        s = wk_be(from)->download(wk_dev(from), wk_tensor_data(dst), wk_tensor_data(from), bytes);
+        s = (async ? wk_be(from)->streams->download_async : wk_be(from)->download)(wk_dev(from), wk_tensor_data(dst),
+                                                                                   wk_tensor_data(from), bytes);
     else if (s == WK_OK && bytes > 0) {
         host = malloc(bytes);
         if (!host)
@@ -103,6 +106,16 @@ wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
     free(host);
     wk_tensor_release(src);
     return wk_finish(s, dst, out);
+}
+
+wk_status wk_to_device(const wk_tensor *t, wk_device *dev, wk_tensor **out)
+{
+    return to_device("to_device", t, dev, false, out);
+}
+
+wk_status wk_to_device_async(const wk_tensor *t, wk_device *dev, wk_tensor **out)
+{
+    return to_device("to_device_async", t, dev, true, out);
 }
 
 /* a + b*c + d <= limit for non-negative operands, without overflow. */

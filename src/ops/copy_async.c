@@ -1,5 +1,6 @@
-/* copy_async.c: the asynchronous transfers (wick.h "streams"): host bytes into a tensor, a tensor's bytes to the
- * host and wk_to_device_async, queued on the calling thread's current stream through the backend's stream table. */
+/* copy_async.c: the asynchronous transfers of host bytes (wick.h "streams"): into a tensor, and a tensor's bytes to
+ * the host, queued on the calling thread's current stream through the backend's stream table (wk_to_device_async
+ * shares wk_to_device's code in copy.c). */
 #include "backend.h"
 #include "core/error.h"
 #include "ops/common.h"
@@ -47,29 +48,4 @@ wk_status wk_tensor_to_host_async(const wk_tensor *t, void *dst, size_t dst_byte
     wk_status s = table(dev)->download_async(dev, dst, wk_tensor_data(c), bytes);
     wk_tensor_release(c); /* stream-ordered: the queued copy still reads it */
     return s;
-}
-
-wk_status wk_to_device_async(const wk_tensor *t, wk_device *dev, wk_tensor **out)
-{
-    static const char op[] = "to_device_async";
-    WK_TRY(wk_check_tensor_q(op, "tensor", t));
-    WK_TRY(wk_check_out(op, out));
-    if (!dev)
-        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: device is NULL", op);
-    bool up = wk_be(t) == &wk_cpu_backend && dev->backend != &wk_cpu_backend;
-    bool down = wk_be(t) != &wk_cpu_backend && dev->backend == &wk_cpu_backend;
-    if ((!up && !down) || (wk_dtype_is_quantized(t->dtype) && !wk_tensor_is_contiguous(t)))
-        return wk_to_device(t, dev, out); /* on one device, between GPUs, strided blocks: as wk_to_device */
-    wk_tensor *src = NULL, *dst = NULL;
-    wk_status s = wk_tensor_is_contiguous(t) ? WK_OK : wk_copy_contiguous(op, t, &src);
-    if (s == WK_OK)
-        s = wk_alloc_output(op, dev, t->dtype, t->rank, t->shape, &dst);
-    const wk_tensor *from = src ? src : t;
-    size_t bytes = wk_tensor_nbytes(from);
-    if (s == WK_OK && bytes > 0 && up)
-        s = table(dev)->upload_async(dev, wk_tensor_data(dst), wk_tensor_data(from), bytes);
-    else if (s == WK_OK && bytes > 0)
-        s = table(wk_dev(from))->download_async(wk_dev(from), wk_tensor_data(dst), wk_tensor_data(from), bytes);
-    wk_tensor_release(src);
-    return wk_finish(s, dst, out);
 }

@@ -1,23 +1,10 @@
-/* streams.h: what the stream tests' files share: the check macros and random inputs. */
+/* streams.h: what the stream tests' files share: check.h's CHECK with counters both files add to, and random inputs. */
 #ifndef WK_TEST_STREAMS_H
 #define WK_TEST_STREAMS_H
 
-#include <stdio.h>
+#define WKT_CHECK_SHARED
+#include "../check.h"
 
-#include "wick.h"
-
-extern int checks, failures;
-
-#define CHECK(cond, ...)                                                                                        \
-    do {                                                                                                      \
-        checks++;                                                                                             \
-        if (!(cond)) {                                                                                        \
-            failures++;                                                                                       \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                       \
-            printf(__VA_ARGS__);                                                                              \
-            printf(" (last error: %s)\n", wk_last_error());                                                   \
-        }                                                                                                     \
-    } while (0)
 #define OK(call) CHECK((call) == WK_OK, "%s", #call)
 #define FAILS(call, code) CHECK((call) == (code), "%s should give %d", #call, (int)(code))
 
