@@ -2,7 +2,9 @@
  * record), then the fused kernel, split over keys with a merge when the items are too few: on tensor cores
  * (kernels/attention_mma.cu) where the device and the problem allow it, else the scalar one (kernels/attention.cu).
  * WICK_ATTENTION_KERNEL=scalar forces the scalar kernels (the tests run the case table both ways); =mma_v1 runs
- * prefill on the earlier single-buffered tensor-core kernel (attn_mma_prefill_v1), for comparison. */
+ * prefill on the earlier single-buffered tensor-core kernel (attn_mma_prefill_v1), for comparison. Prefill (more than
+ * AM_DECODE_ROWS queries) may instead run on the DNN library's fused attention (gpu.h), chosen per shape by timing
+ * both once (library_mode: =own never, =cudnn always where it takes the case). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,9 +150,9 @@ static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds)
     return s;
 }
 
-wk_status wk_gpu_attention(const wk_attn *a)
+/* wick's own kernels. */
+static wk_status own_attention(wk_gpu_dev *d, const wk_attn *a)
 {
-    wk_gpu_dev *d = wk_gpu_dev_of(a->out);
     const wk_tensor *qt = a->q, *k = a->k, *v = a->v, *b = a->bias;
     wk_gpu_attn_args q;
     memset(&q, 0, sizeof q);
@@ -189,6 +191,111 @@ wk_status wk_gpu_attention(const wk_attn *a)
     else if (q.sq <= AM_DECODE_ROWS)
         plan_splits(d, &q, AM_TK, AM_BLOCKS_PER_SM);
     return run(d, &q, qt->dtype, ds);
+}
+
+/* ---------------------------------------------------------------- the DNN library's fused attention, or ours */
+typedef enum { LIB_TIMED, LIB_NEVER, LIB_ALWAYS } lib_mode;
+
+/* WICK_ATTENTION_KERNEL: scalar, mma_v1 or own: wick's kernels only; cudnn: the library wherever it takes the
+ * case (an error when it refuses one it should take); unset: per shape, the faster of the two, timed on first use. */
+static lib_mode library_mode(void)
+{
+    const char *force = getenv("WICK_ATTENTION_KERNEL");
+    if (!force || !*force)
+        return LIB_TIMED;
+    return strcmp(force, "cudnn") == 0 ? LIB_ALWAYS : LIB_NEVER;
+}
+
+/* The choice for a shape, layout and device. All int64, zeroed before filling: keys compare with memcmp. */
+typedef struct attn_choice {
+    struct {
+        int64_t ord, dtype, b, hq, hkv, sq, skv, d, dv, wl, wr, lse, qs[4], ks[4], vs[4];
+    } key;
+    bool library;
+} attn_choice;
+WK_GPU_PLAN_CACHE(choices, attn_choice, 256);
+
+static void choice_key(wk_gpu_dev *d, const wk_attn *a, attn_choice *c)
+{
+    memset(c, 0, sizeof *c);
+    c->key.ord = wk_gpu_ordinal(d);
+    c->key.dtype = a->q->dtype;
+    c->key.b = a->q->shape[0];
+    c->key.hq = a->q->shape[1];
+    c->key.sq = a->q->shape[2];
+    c->key.d = a->q->shape[3];
+    c->key.hkv = a->k->shape[1];
+    c->key.skv = a->skv;
+    c->key.dv = a->v->shape[3];
+    c->key.wl = a->window_left;
+    c->key.wr = a->window_right;
+    c->key.lse = a->lse != NULL;
+    for (int i = 0; i < 4; i++) {
+        c->key.qs[i] = a->q->strides[i];
+        c->key.ks[i] = a->k->strides[i];
+        c->key.vs[i] = a->v->strides[i];
+    }
+}
+
+typedef struct timed_call {
+    wk_gpu_dev *d;
+    const wk_attn *a;
+    const wk_gpu_dnn *dnn;
+} timed_call;
+
+static wk_status run_library(void *ctx)
+{
+    timed_call *t = ctx;
+    return t->dnn->attention(t->d, t->a, false);
+}
+
+static wk_status run_own(void *ctx)
+{
+    timed_call *t = ctx;
+    return own_attention(t->d, t->a);
+}
+
+/* A shape's first call: the library's run (building its plan), ours, then each timed once; the faster kept. The
+ * output is ours (computed last), which is as good. */
+static wk_status choose(wk_gpu_dev *d, const wk_attn *a, const wk_gpu_dnn *dnn, attn_choice *c)
+{
+    timed_call t = {d, a, dnn};
+    float lib_ms = 0, own_ms = 0;
+    wk_status s = dnn->attention(d, a, false);
+    if (s == WK_ERR_UNSUPPORTED) {
+        c->library = false;
+        wk_gpu_plan_store(&choices, c);
+        return own_attention(d, a);
+    }
+    WK_TRY(s);
+    WK_TRY(own_attention(d, a));
+    WK_TRY(wk_gpu_timed(d, run_library, &t, &lib_ms));
+    WK_TRY(wk_gpu_timed(d, run_own, &t, &own_ms));
+    c->library = lib_ms < own_ms;
+    wk_gpu_plan_store(&choices, c);
+    return WK_OK;
+}
+
+wk_status wk_gpu_attention(const wk_attn *a)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(a->out);
+    const char *why = NULL;
+    lib_mode mode = library_mode();
+    const wk_gpu_dnn *dnn = mode == LIB_NEVER || a->q->shape[2] <= AM_DECODE_ROWS ? NULL : wk_gpu_dnn_of(d, &why);
+    if (!dnn || !dnn->attention)
+        return own_attention(d, a);
+    wk_status s;
+    if (mode == LIB_ALWAYS) {
+        s = dnn->attention(d, a, true);
+        return s == WK_ERR_UNSUPPORTED ? own_attention(d, a) : s;
+    }
+    attn_choice c, found;
+    choice_key(d, a, &c);
+    if (wk_gpu_plan_find(&choices, &c.key, &found)) {
+        s = found.library ? dnn->attention(d, a, false) : WK_ERR_UNSUPPORTED;
+        return s == WK_ERR_UNSUPPORTED ? own_attention(d, a) : s;
+    }
+    return wk_gpu_capturing(d) ? own_attention(d, a) : choose(d, a, dnn, &c); /* no timing inside a capture */
 }
 
 wk_status wk_gpu_kv_append(const wk_kv_write *w)

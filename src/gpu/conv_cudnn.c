@@ -554,7 +554,7 @@ static wk_status cuda_conv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w
     return s;
 }
 
-static const wk_gpu_dnn cuda_dnn = {.name = "cuDNN", .conv = cuda_conv};
+static const wk_gpu_dnn cuda_dnn = {.name = "cuDNN", .conv = cuda_conv, .attention = wk_cudnn_attention};
 
 const wk_gpu_dnn *wk_cuda_dnn_get(wk_gpu_dev *d, const char **why)
 {

@@ -210,4 +210,110 @@ typedef wk_cudnnStatus_t (*wk_cudnnAddTensor_fn)(wk_cudnnHandle_t handle, const 
                                                  wk_cudnnTensorDescriptor_t aDesc, const void *A, const void *beta,
                                                  wk_cudnnTensorDescriptor_t cDesc, void *C);
 
+
+/* ---------------------------------------------------------------- cuDNN (graph API: backend descriptors) */
+/* Descriptors are opaque pointers; every enum these functions take is non-negative (unsigned int). */
+typedef void *wk_cudnnBackendDescriptor_t;
+typedef unsigned int wk_cudnnBackendDescriptorType_t;
+typedef unsigned int wk_cudnnBackendAttributeName_t;
+typedef unsigned int wk_cudnnBackendAttributeType_t;
+typedef unsigned int wk_cudnnPointwiseMode_t;
+typedef unsigned int wk_cudnnReduceTensorOp_t;
+typedef unsigned int wk_cudnnBackendHeurMode_t;
+
+enum {
+    WK_CUDNN_BACKEND_POINTWISE_DESCRIPTOR = 0,
+    WK_CUDNN_BACKEND_ENGINECFG_DESCRIPTOR = 3,
+    WK_CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR = 4,
+    WK_CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR = 5,
+    WK_CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR = 13,
+    WK_CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR = 15,
+    WK_CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR = 16,
+    WK_CUDNN_BACKEND_TENSOR_DESCRIPTOR = 17,
+    WK_CUDNN_BACKEND_MATMUL_DESCRIPTOR = 18,
+    WK_CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR = 19,
+    WK_CUDNN_BACKEND_REDUCTION_DESCRIPTOR = 21,
+    WK_CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR = 22,
+    WK_CUDNN_ATTR_POINTWISE_MODE = 0,
+    WK_CUDNN_ATTR_POINTWISE_MATH_PREC = 1,
+    WK_CUDNN_ATTR_POINTWISE_AXIS = 9,
+    WK_CUDNN_ATTR_ENGINEHEUR_MODE = 200,
+    WK_CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH = 201,
+    WK_CUDNN_ATTR_ENGINEHEUR_RESULTS = 202,
+    WK_CUDNN_ATTR_EXECUTION_PLAN_HANDLE = 400,
+    WK_CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG = 401,
+    WK_CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE = 402,
+    WK_CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR = 750,
+    WK_CUDNN_ATTR_OPERATION_POINTWISE_XDESC = 751,
+    WK_CUDNN_ATTR_OPERATION_POINTWISE_BDESC = 752,
+    WK_CUDNN_ATTR_OPERATION_POINTWISE_YDESC = 753,
+    WK_CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1 = 754,
+    WK_CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2 = 755,
+    WK_CUDNN_ATTR_OPERATION_POINTWISE_TDESC = 758,
+    WK_CUDNN_ATTR_OPERATIONGRAPH_HANDLE = 800,
+    WK_CUDNN_ATTR_OPERATIONGRAPH_OPS = 801,
+    WK_CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT = 900,
+    WK_CUDNN_ATTR_TENSOR_DATA_TYPE = 901,
+    WK_CUDNN_ATTR_TENSOR_DIMENSIONS = 902,
+    WK_CUDNN_ATTR_TENSOR_STRIDES = 903,
+    WK_CUDNN_ATTR_TENSOR_UNIQUE_ID = 906,
+    WK_CUDNN_ATTR_TENSOR_IS_VIRTUAL = 907,
+    WK_CUDNN_ATTR_TENSOR_IS_BY_VALUE = 908,
+    WK_CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS = 1000,
+    WK_CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS = 1001,
+    WK_CUDNN_ATTR_VARIANT_PACK_WORKSPACE = 1003,
+    WK_CUDNN_ATTR_MATMUL_COMP_TYPE = 1500,
+    WK_CUDNN_ATTR_OPERATION_MATMUL_ADESC = 1520,
+    WK_CUDNN_ATTR_OPERATION_MATMUL_BDESC = 1521,
+    WK_CUDNN_ATTR_OPERATION_MATMUL_CDESC = 1522,
+    WK_CUDNN_ATTR_OPERATION_MATMUL_DESC = 1523,
+    WK_CUDNN_ATTR_REDUCTION_OPERATOR = 1600,
+    WK_CUDNN_ATTR_REDUCTION_COMP_TYPE = 1601,
+    WK_CUDNN_ATTR_OPERATION_REDUCTION_XDESC = 1610,
+    WK_CUDNN_ATTR_OPERATION_REDUCTION_YDESC = 1611,
+    WK_CUDNN_ATTR_OPERATION_REDUCTION_DESC = 1612,
+    WK_CUDNN_TYPE_HANDLE = 0,
+    WK_CUDNN_TYPE_DATA_TYPE = 1,
+    WK_CUDNN_TYPE_BOOLEAN = 2, /* C's bool */
+    WK_CUDNN_TYPE_INT64 = 3,
+    WK_CUDNN_TYPE_FLOAT = 4,
+    WK_CUDNN_TYPE_VOID_PTR = 6,
+    WK_CUDNN_TYPE_HEUR_MODE = 8,
+    WK_CUDNN_TYPE_POINTWISE_MODE = 14,
+    WK_CUDNN_TYPE_BACKEND_DESCRIPTOR = 15,
+    WK_CUDNN_TYPE_REDUCTION_OPERATOR_TYPE = 18,
+    WK_CUDNN_DATA_INT32 = 4,
+    WK_CUDNN_DATA_BOOLEAN = 11,
+    WK_CUDNN_POINTWISE_ADD = 0,
+    WK_CUDNN_POINTWISE_MUL = 1,
+    WK_CUDNN_POINTWISE_DIV = 6,
+    WK_CUDNN_POINTWISE_SUB = 9,
+    WK_CUDNN_POINTWISE_EXP = 13,
+    WK_CUDNN_POINTWISE_LOG = 15,
+    WK_CUDNN_POINTWISE_CMP_GE = 303,
+    WK_CUDNN_POINTWISE_GEN_INDEX = 501,
+    WK_CUDNN_POINTWISE_BINARY_SELECT = 601,
+    WK_CUDNN_REDUCE_TENSOR_ADD = 0,
+    WK_CUDNN_REDUCE_TENSOR_MAX = 3,
+    WK_CUDNN_HEUR_MODE_INSTANT = 0,
+    WK_CUDNN_HEUR_MODE_A = 3
+};
+
+typedef wk_cudnnStatus_t (*wk_cudnnBackendCreateDescriptor_fn)(wk_cudnnBackendDescriptorType_t descriptorType,
+                                                               wk_cudnnBackendDescriptor_t *descriptor);
+typedef wk_cudnnStatus_t (*wk_cudnnBackendDestroyDescriptor_fn)(wk_cudnnBackendDescriptor_t descriptor);
+typedef wk_cudnnStatus_t (*wk_cudnnBackendFinalize_fn)(wk_cudnnBackendDescriptor_t descriptor);
+typedef wk_cudnnStatus_t (*wk_cudnnBackendSetAttribute_fn)(wk_cudnnBackendDescriptor_t descriptor,
+                                                           wk_cudnnBackendAttributeName_t attributeName,
+                                                           wk_cudnnBackendAttributeType_t attributeType,
+                                                           int64_t elementCount, const void *arrayOfElements);
+typedef wk_cudnnStatus_t (*wk_cudnnBackendGetAttribute_fn)(wk_cudnnBackendDescriptor_t const descriptor,
+                                                           wk_cudnnBackendAttributeName_t attributeName,
+                                                           wk_cudnnBackendAttributeType_t attributeType,
+                                                           int64_t requestedElementCount, int64_t *elementCount,
+                                                           void *arrayOfElements);
+typedef wk_cudnnStatus_t (*wk_cudnnBackendExecute_fn)(wk_cudnnHandle_t handle,
+                                                      wk_cudnnBackendDescriptor_t executionPlan,
+                                                      wk_cudnnBackendDescriptor_t variantPack);
+
 #endif

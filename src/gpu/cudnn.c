@@ -1,5 +1,5 @@
-/* cudnn.c: cuDNN loaded with dlopen on first use (8 or 9, the legacy descriptor API), its per-device handles
- * bound to the device's stream, and the meaning of its statuses (cudnn.h). */
+/* cudnn.c: cuDNN loaded with dlopen on first use (8 or 9: the legacy descriptor API, and the graph API where
+ * present), its per-device handles bound to the device's stream, and the meaning of its statuses (cudnn.h). */
 #include <stdio.h>
 
 #include "gpu/cudnn.h"
@@ -33,6 +33,12 @@ static const wk_gpu_sym syms[] = {
     {"cudnnConvolutionForward", &wk_cudnn.forward, false},
     {"cudnnConvolutionBackwardData", &wk_cudnn.backward_data, false},
     {"cudnnAddTensor", &wk_cudnn.add_tensor, false},
+    {"cudnnBackendCreateDescriptor", &wk_cudnn.be_create, true},
+    {"cudnnBackendDestroyDescriptor", &wk_cudnn.be_destroy, true},
+    {"cudnnBackendFinalize", &wk_cudnn.be_finalize, true},
+    {"cudnnBackendSetAttribute", &wk_cudnn.be_set, true},
+    {"cudnnBackendGetAttribute", &wk_cudnn.be_get, true},
+    {"cudnnBackendExecute", &wk_cudnn.be_execute, true},
 };
 
 static bool check_version(char *error, size_t cap)

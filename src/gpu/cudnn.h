@@ -1,5 +1,6 @@
-/* cudnn.h: cuDNN as wick calls it (the legacy descriptor API, loaded with dlopen on first use by cudnn.c): its
- * functions, its per-device handles, and what its statuses mean. The DNN paths (conv_cudnn.c) use only this. */
+/* cudnn.h: cuDNN as wick calls it (loaded with dlopen on first use by cudnn.c): its functions (the legacy
+ * descriptor API for convolution, the graph API for attention), its per-device handles, and what its statuses
+ * mean. The DNN paths (conv_cudnn.c, attention_cudnn.c through cudnn_graph.h) use only this. */
 #ifndef WK_GPU_CUDNN_H
 #define WK_GPU_CUDNN_H
 
@@ -33,12 +34,22 @@ typedef struct wk_cudnn_api {
     wk_cudnnConvolutionForward_fn forward;
     wk_cudnnConvolutionBackwardData_fn backward_data;
     wk_cudnnAddTensor_fn add_tensor;
+    /* The graph API (cudnn_graph.c), optional: NULL in a library without it. */
+    wk_cudnnBackendCreateDescriptor_fn be_create;
+    wk_cudnnBackendDestroyDescriptor_fn be_destroy;
+    wk_cudnnBackendFinalize_fn be_finalize;
+    wk_cudnnBackendSetAttribute_fn be_set;
+    wk_cudnnBackendGetAttribute_fn be_get;
+    wk_cudnnBackendExecute_fn be_execute;
 } wk_cudnn_api;
 
 extern wk_cudnn_api wk_cudnn;
 /* The library and its handles: one per device, used under the device's lock (wk_gpu_lib_lock), since cuDNN
  * forbids two threads using one handle at once. */
 extern wk_gpu_lib wk_cudnn_lib;
+
+/* gpu.h's DNN attention slot (attention_cudnn.c). */
+wk_status wk_cudnn_attention(wk_gpu_dev *d, const wk_attn *a, bool strict);
 
 /* True for statuses that mean cuDNN cannot take the case here, so wick's own kernels should. */
 bool wk_cudnn_not_supported(wk_cudnnStatus_t st);

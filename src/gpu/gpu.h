@@ -35,6 +35,9 @@ bool wk_gpu_on_default_stream(const wk_gpu_dev *d);
 /* Whether the calling thread captures a graph on its current stream of d, and the refusal of what cannot be
  * captured: WK_OK when not capturing; else the capture fails and so does the call, with op's name and why. */
 bool wk_gpu_capturing(const wk_gpu_dev *d);
+/* Runs work(ctx), which queues work on the calling thread's current stream of d, between two timing events and
+ * waits for it: *ms is the device time it took. Not during a capture. */
+wk_status wk_gpu_timed(wk_gpu_dev *d, wk_status (*work)(void *ctx), void *ctx, float *ms);
 wk_status wk_gpu_refuse_capture(const wk_gpu_dev *d, const char *op, const char *why);
 /* Device address of the device's fault record (wk_gpu_fault_rec in layout.h; kernels take it as int *). */
 void *wk_gpu_fault_record(const wk_gpu_dev *d);
@@ -88,6 +91,10 @@ typedef struct wk_gpu_dnn {
      * caller then runs wick's own kernels. */
     wk_status (*conv)(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
                       const wk_conv_params *p, int spatial, bool transposed, wk_tensor *out);
+    /* The attention slot's contract (backend.h) through the library's fused kernels, for the cases it takes;
+     * WK_ERR_UNSUPPORTED otherwise (wick's own kernels then run). strict: a case it should take but the library
+     * refuses (or a library too old) is WK_ERR_BACKEND with the reason. NULL: the library has no fused attention. */
+    wk_status (*attention)(wk_gpu_dev *d, const wk_attn *a, bool strict);
 } wk_gpu_dnn;
 
 /* out (N, O, ...) += bias (O), broadcast over images and positions: wick's own add kernel, one pass

@@ -10,6 +10,31 @@ static wk_gpu_dev *dev_of(wk_device *dev) { return wk_gpu_enter(dev); }
 
 bool wk_gpu_capturing(const wk_gpu_dev *d) { return wk_stream_of((wk_device *)&d->base)->capture != NULL; }
 
+wk_status wk_gpu_timed(wk_gpu_dev *d, wk_status (*work)(void *ctx), void *ctx, float *ms)
+{
+    wk_gpu_handle ev[2] = {NULL, NULL}, stream = wk_gpu_stream(d);
+    bool ready = false;
+    wk_status s = d->rt->event_create(&ev[0], true);
+    if (s == WK_OK)
+        s = d->rt->event_create(&ev[1], true);
+    if (s == WK_OK)
+        s = d->rt->event_record(ev[0], stream);
+    if (s == WK_OK)
+        s = work(ctx);
+    if (s == WK_OK)
+        s = d->rt->event_record(ev[1], stream);
+    if (s == WK_OK)
+        s = d->rt->event_wait(ev[1]);
+    if (s == WK_OK)
+        s = d->rt->event_elapsed(ev[0], ev[1], ms, &ready);
+    for (int i = 0; i < 2; i++)
+        if (ev[i])
+            d->rt->event_free(ev[i]);
+    return s == WK_OK && !ready ? wk_error(WK_ERR_BACKEND, "timing on %s: the end mark was not reached after a wait",
+                                           wk_gpu_dev_name(d))
+                                : s;
+}
+
 /* ---------------------------------------------------------------- releases with several streams */
 /* The batch's memory goes back to the pool on the side stream, after it has waited for every stream (a capturing
  * stream's work runs only at replays: a capture's own memory never comes here). Called with streams_lock held. */

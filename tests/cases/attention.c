@@ -278,6 +278,16 @@ static void cases(wkt_list *l)
     add(l, "attention", WK_F16, WKT_CONTIG, (attn_spec){1, 32, 1, 1, 5000, 64, 64, .flags = ATTN_LSE});
     add(l, "attention", WK_BF16, WKT_CONTIG,
         (attn_spec){2, 8, 2, 2, 3000, 64, 64, .flags = ATTN_WINDOW | ATTN_LSE, .wl = 500, .wr = 0});
+    /* cuDNN's fused attention (GPU; WICK_ATTENTION_KERNEL=cudnn runs these on it): f16/bf16 prefill without bias,
+     * lengths or windows but causal, Skv >= Sq: square and bottom-right causal, GQA, odd sizes, D 96 and 256, lse
+     * or none, BSHD views */
+    add(l, "attention", WK_F16, WKT_CONTIG, (attn_spec){2, 4, 4, 64, 64, 64, 64, .flags = ATTN_CAUSAL});
+    add(l, "attention", WK_BF16, WKT_CONTIG,
+        (attn_spec){1, 8, 2, 96, 160, 128, 128, .flags = ATTN_CAUSAL | ATTN_LSE});
+    add(l, "attention", WK_F16, WKT_CONTIG, (attn_spec){2, 4, 2, 33, 47, 96, 96, .flags = ATTN_LSE, .scale = 0.2});
+    add(l, "attention", WK_BF16, WKT_CONTIG, (attn_spec){1, 4, 4, 40, 40, 256, 256, .flags = ATTN_CAUSAL});
+    add(l, "attention", WK_F16, WKT_CONTIG,
+        (attn_spec){2, 8, 1, 129, 257, 64, 64, .flags = ATTN_BSHD | ATTN_CAUSAL | ATTN_LSE});
     /* kv_append: Sq new rows into a cache of Skv positions */
     for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
         add(l, "kv_append", dts[k], WKT_CONTIG, (attn_spec){3, 2, 2, 4, 40, 32, 16, .flags = 0});
