@@ -4,6 +4,9 @@ against torch.nn.functional.scaled_dot_product_attention on the same GPU, in one
 
 Run on the GPU machine (PyTorch there: /opt/torch/.venv/bin/python3):
     LIBWICK=build-gpu/libwick.so PYTHONPATH=python python3 bench/attention_bench.py [--json out.json] [--quick]
+        [--prefill] [--torch-backend default|flash|cudnn]
+wick's prefill runs cuDNN's fused attention or its own kernels, whichever was faster for the shape (timed once);
+WICK_ATTENTION_KERNEL=own times wick's own kernels alone (compare them with --torch-backend flash).
 Each case first checks wick's output against PyTorch's (bf16: max |diff| <= 0.03), then times both the same way
 (bench/torch_compare.py's method): a warm-up call, then the median over runs of the wall time of a batch of calls
 ended by a device synchronize, divided by the batch. Prefill prints TFLOP/s (4 * B * H * Sq * Skv * D, halved
@@ -13,6 +16,7 @@ decode cases have no PyTorch op: their ratio is against wick's own contiguous de
 import argparse
 import ctypes
 import json
+import os
 import statistics
 import sys
 import time
@@ -90,6 +94,19 @@ def paged(k, v, block):
     return pool_k, pool_v, table, lens
 
 
+TORCH_BACKEND = "default"
+
+
+def torch_sdpa(q, k, v, causal, gqa):
+    """PyTorch's SDPA, on the backend --torch-backend names."""
+    if TORCH_BACKEND == "default":
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    backend = SDPBackend.FLASH_ATTENTION if TORCH_BACKEND == "flash" else SDPBackend.CUDNN_ATTENTION
+    with sdpa_kernel(backend):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
+
+
 def run_case(c, dev, wsync):
     q, k, v = case_tensors(c, dev)
     tsync = torch.cuda.synchronize
@@ -113,7 +130,7 @@ def run_case(c, dev, wsync):
     diff = (torch.from_dlpack(got).float() - ref.float()).abs().max().item()
     del got
     call_w = lambda: lib.wk_tensor_release(wk_attention(wk_q, wk_k, wk_v, p))
-    call_t = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=c.get("causal", False), enable_gqa=gqa)
+    call_t = lambda: torch_sdpa(q, k, v, c.get("causal", False), gqa)
     t_w = timed(call_w, wsync)
     t_t = None if c.get("block") else timed(call_t, tsync)
     return diff, t_w, t_t
@@ -131,6 +148,9 @@ CASES = [
     dict(name="prefill causal B8 H32 S4096 D128", B=8, Hq=32, Hkv=32, Sq=4096, Skv=4096, D=128, causal=True),
     dict(name="prefill non-causal B8 H32 S4096 D128", B=8, Hq=32, Hkv=32, Sq=4096, Skv=4096, D=128),
     dict(name="prefill causal GQA 32:8 B8 S4096 D128", B=8, Hq=32, Hkv=8, Sq=4096, Skv=4096, D=128, causal=True),
+    dict(name="prefill causal GQA 32:8 B2 S16384 D128", B=2, Hq=32, Hkv=8, Sq=16384, Skv=16384, D=128, causal=True),
+    dict(name="prefill causal B8 H32 S4096 D64", B=8, Hq=32, Hkv=32, Sq=4096, Skv=4096, D=64, causal=True),
+    dict(name="prefill causal B8 H32 S4096 D256", B=8, Hq=32, Hkv=32, Sq=4096, Skv=4096, D=256, causal=True),
     dict(name="decode B1 Hq32 Hkv8 Skv32768 D128", B=1, Hq=32, Hkv=8, Sq=1, Skv=32768, D=128),
     dict(name="decode B8 Skv8192", B=8, Hq=32, Hkv=8, Sq=1, Skv=8192, D=128),
     dict(name="decode B32 Skv4096", B=32, Hq=32, Hkv=8, Sq=1, Skv=4096, D=128),
@@ -144,7 +164,12 @@ def main():
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--json")
     ap.add_argument("--quick", action="store_true", help="decode cases only")
+    ap.add_argument("--prefill", action="store_true", help="prefill cases only")
+    ap.add_argument("--torch-backend", choices=["default", "flash", "cudnn"], default="default",
+                    help="PyTorch's SDPA backend to time (default: its own choice)")
     args = ap.parse_args()
+    global TORCH_BACKEND
+    TORCH_BACKEND = args.torch_backend
     dev = torch.device(args.device)
     wdev = _lib.out()
     lib.wk_device_get(args.device.encode(), ctypes.byref(wdev))
@@ -152,7 +177,11 @@ def main():
     print(f"# {torch.cuda.get_device_name(dev)}, torch {torch.__version__}, {_lib.lib_path}")
     print(f"{'case':44s} {'wick':>10s} {'torch':>10s} {'unit':>8s} {'ratio':>6s} {'max|diff|':>9s}")
     rows, bad, contiguous = [], False, {}
-    for c in ([x for x in CASES if x["Sq"] == 1] if args.quick else CASES) + PAGED:
+    cases = [x for x in CASES if x["Sq"] == 1] if args.quick else CASES
+    if args.prefill:
+        cases = [x for x in CASES if x["Sq"] > 16]
+    print(f"# torch backend: {TORCH_BACKEND}; WICK_ATTENTION_KERNEL={os.environ.get('WICK_ATTENTION_KERNEL', '')}")
+    for c in cases + ([] if args.prefill else PAGED):
         try:
             diff, t_w, t_t = run_case(c, dev, wsync)
         except Exception as e:  # report and go on with the other cases
