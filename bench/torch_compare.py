@@ -377,6 +377,17 @@ def cases(dev, quick):
         yield Case("matmul %s" % ("f32" if dt == f32 else "bf16"), "%d^3" % size, MATMUL, 1e-4 if dt == f32 else 2e-2,
                    lambda s=size, d=dt: [rand((s, s), d, -1, 1), rand((s, s), d, -1, 1)], torch.matmul,
                    lambda w, a, b: w.call(w.lib.wk_matmul, a, b))
+    # Linear layers at decode (x (M, K) times w^T, w (N, K) stored by rows: a transposed view in both), the shapes
+    # of Llama-3.2-1B's projections and LM head: wick's mat-vec kernels against PyTorch's cuBLAS.
+    for dt, m, n, k in ((bf16, 1, 2048, 2048), (bf16, 1, 512, 2048), (bf16, 1, 8192, 2048), (bf16, 1, 2048, 8192),
+                        (bf16, 1, 128256, 2048), (bf16, 8, 8192, 2048), (bf16, 8, 2048, 8192), (f16, 1, 8192, 2048),
+                        (f16, 4, 8192, 2048), (f32, 1, 4096, 4096)):
+        if quick:
+            n, k = min(n, 1024), min(k, 1024)
+        tname = {bf16: "bf16", f16: "f16", f32: "f32"}[dt]
+        yield Case("linear %s M=%d" % (tname, m), "%dx%d @ %dx%d^T" % (m, k, n, k), None, 1e-4 if dt == f32 else 2e-2,
+                   lambda m=m, n=n, k=k, d=dt: [rand((m, k), d, -1, 1), rand((n, k), d, -0.05, 0.05).t()],
+                   torch.matmul, lambda w, a, b: w.call(w.lib.wk_matmul, a, b))
     # Linear layers with block-quantized weights (wick bench's matmul_q): wick reads the blocks; PyTorch multiplies
     # the same weights dequantized to f16 beforehand (F.linear), what a framework without quantized kernels runs.
     for qname, m, n, k in (("q4_0", 1, 4096, 4096), ("q8_0", 1, 4096, 4096), ("q4_0", 1, 14336, 4096),

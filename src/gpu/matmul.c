@@ -1,6 +1,9 @@
 /* matmul.c: the GPU matmul slot: (..., m, k) x (..., k, n) as strided-batched GEMMs of the vendor BLAS.
- * Operands are read in place whenever the BLAS can address them; only the others are packed first. */
+ * Operands are read in place whenever the BLAS can address them; only the others are packed first. A few rows
+ * times a weight stored by rows (a linear layer at decode: b = w^T, w (n, k)) go to wick's own mat-vec kernels
+ * instead (kernels/gemv.cu), which read w once at close to the copy bandwidth; WICK_GPU_GEMV=0 turns them off. */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu/gpu.h"
@@ -153,11 +156,71 @@ static bool fold(const mm_batch *jb, int64_t m, int64_t n, int64_t k, mm_operand
     return true;
 }
 
+/* ---------------------------------------------------------------- the mat-vec kernels */
+/* a's rows as one (M, K) matrix of rows ld apart (every batch dim and m in one run of equally spaced rows, unit
+ * stride along k): false when they are not. */
+static bool rows_of(const wk_tensor *a, int nb, int64_t *M, int64_t *ld)
+{
+    int64_t count = 1, step = 0;
+    if (a->shape[nb + 1] > 1 && a->strides[nb + 1] != 1)
+        return false;
+    for (int d = nb; d >= 0; d--) {
+        if (a->shape[d] == 1)
+            continue;
+        if (step == 0)
+            step = a->strides[d];
+        else if (a->strides[d] != step * count)
+            return false;
+        count *= a->shape[d];
+    }
+    *M = count;
+    *ld = step ? step : a->shape[nb + 1];
+    return true;
+}
+
+/* out = a b through the mat-vec kernels when they take it: f16/bf16/f32, at most GV_MAX_M rows of a in all, b one
+ * matrix (its batch dims broadcast) stored by columns (b = w^T), 16-byte aligned rows; WK_ERR_UNSUPPORTED otherwise. */
+static wk_status gemv(wk_gpu_dev *d, const wk_tensor *a, const wk_tensor *b, wk_tensor *out)
+{
+    int nb = out->rank - 2;
+    int64_t n = out->shape[nb + 1], k = a->shape[nb + 1], M = 0, ldx = 0, es = (int64_t)wk_dtype_size(out->dtype);
+    const char *off = getenv("WICK_GPU_GEMV");
+    if ((off && strcmp(off, "0") == 0) || (out->dtype != WK_F16 && out->dtype != WK_BF16 && out->dtype != WK_F32))
+        return WK_ERR_UNSUPPORTED;
+    for (int i = 0; i < nb; i++) /* b broadcast over the batch, whose rows are all a's */
+        if ((b->shape[i] != 1 && b->strides[i] != 0) || a->shape[i] != out->shape[i])
+            return WK_ERR_UNSUPPORTED;
+    int64_t ldw = b->strides[nb + 1];
+    if (!rows_of(a, nb, &M, &ldx) || M > GV_MAX_M || (k > 1 && b->strides[nb] != 1) || ldw < k || n < 1 || k < 1)
+        return WK_ERR_UNSUPPORTED;
+    const void *w = wk_tensor_data(b), *x = wk_tensor_data(a);
+    if (k % (16 / es) != 0 || (ldw * es) % 16 != 0 || (ldx * es) % 16 != 0 || ((uintptr_t)w | (uintptr_t)x) % 16)
+        return WK_ERR_UNSUPPORTED;
+    int rs = n >= 4096 ? 1 : 0, ws = wk_gpu_width_slot(d); /* two rows of w a group when there are many */
+    int64_t lpr = wk_gpu_logical_warp(d), groups = (n + rs) / (rs + 1);
+    while (lpr > 1 && lpr / 2 >= k / (16 / es)) /* a short row: fewer lanes to it */
+        lpr /= 2;
+    int64_t blocks = (groups * lpr + GV_BLOCK - 1) / GV_BLOCK;
+    if (blocks > 0x7fffffff)
+        return WK_ERR_UNSUPPORTED;
+    wk_gpu_gemv_args p = {.w = w, .x = x, .out = wk_tensor_data(out), .M = M, .N = n, .K = k, .ldw = ldw,
+                          .ldx = ldx, .ldo = n, .lpr = lpr};
+    wk_gpu_dim grid = {(unsigned)blocks, 1, 1}, block = {GV_BLOCK, 1, 1};
+    if (M == 1)
+        return WK_GPU_LAUNCH(d, gemv1, out->dtype, rs, ws, grid, block, 0, p);
+    if (M <= 4)
+        return WK_GPU_LAUNCH(d, gemv4, out->dtype, rs, ws, grid, block, 0, p);
+    return WK_GPU_LAUNCH(d, gemv8, out->dtype, rs, ws, grid, block, 0, p);
+}
+
 wk_status wk_gpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out)
 {
     wk_gpu_dev *d = wk_gpu_dev_of(out);
     int nb = out->rank - 2;
     int64_t m = out->shape[nb], n = out->shape[nb + 1], k = a->shape[nb + 1];
+    wk_status gs = gemv(d, a, b, out);
+    if (gs != WK_ERR_UNSUPPORTED)
+        return gs;
     const char *why = NULL;
     const wk_gpu_blas *blas = wk_gpu_blas_of(d, &why);
     if (!blas)

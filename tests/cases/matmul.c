@@ -234,6 +234,15 @@ static void cases(wkt_list *l)
         add(l, dt, SHAPE(4, 0), NOBATCH, 3, WKT_CONTIG, WKT_CONTIG);
         add(l, dt, SHAPE(2, 4, 0), SHAPE(2), 3, WKT_TRANSPOSED, WKT_CONTIG);
         add(l, dt, SHAPE(0, 4, 5), NOBATCH, 3, WKT_CONTIG, WKT_CONTIG);
+        /* a few rows times a weight stored by rows (b = w^T): the GPU's mat-vec kernels (gpu/matmul.c): M 1, 3, 8
+         * and a folded batch of 6; short rows, rows of many vectors, N over 4096 (two rows a group) and odd; an
+         * offset view and a batched b, which go to the BLAS */
+        add(l, dt, SHAPE(1, 64), NOBATCH, 40, WKT_CONTIG, WKT_TRANSPOSED);
+        add(l, dt, SHAPE(3, 136), NOBATCH, 4101, WKT_CONTIG, WKT_TRANSPOSED);
+        add(l, dt, SHAPE(8, 24), NOBATCH, 7, WKT_CONTIG, WKT_TRANSPOSED);
+        add(l, dt, SHAPE(2, 3, 520), NOBATCH, 33, WKT_CONTIG, WKT_TRANSPOSED);
+        add(l, dt, SHAPE(1, 2048), NOBATCH, 300, WKT_OFFSET, WKT_TRANSPOSED);
+        add(l, dt, SHAPE(5, 8), SHAPE(3), 9, WKT_CONTIG, WKT_TRANSPOSED);
         /* big enough for threaded packing / rounding and a threaded GEMM */
         add(l, dt, SHAPE(2, 200, 150), NOBATCH, 180, WKT_CONTIG, WKT_CONTIG);
         add(l, dt, SHAPE(2, 200, 150), SHAPE(2), 180, WKT_PERMUTED, WKT_TRANSPOSED);
