@@ -378,7 +378,7 @@ def cases(dev, quick):
                    lambda s=size, d=dt: [rand((s, s), d, -1, 1), rand((s, s), d, -1, 1)], torch.matmul,
                    lambda w, a, b: w.call(w.lib.wk_matmul, a, b))
     # Linear layers at decode (x (M, K) times w^T, w (N, K) stored by rows: a transposed view in both), the shapes
-    # of Llama-3.2-1B's projections and LM head: wick's mat-vec kernels against PyTorch's cuBLAS.
+    # of Llama-3.2-1B's projections and LM head: wick's mat-vec kernel (one row) or cuBLAS against PyTorch's cuBLAS.
     for dt, m, n, k in ((bf16, 1, 2048, 2048), (bf16, 1, 512, 2048), (bf16, 1, 8192, 2048), (bf16, 1, 2048, 8192),
                         (bf16, 1, 128256, 2048), (bf16, 8, 8192, 2048), (bf16, 8, 2048, 8192), (f16, 1, 8192, 2048),
                         (f16, 4, 8192, 2048), (f32, 1, 4096, 4096)):

@@ -1,7 +1,7 @@
 /* matmul.c: the GPU matmul slot: (..., m, k) x (..., k, n) as strided-batched GEMMs of the vendor BLAS.
- * Operands are read in place whenever the BLAS can address them; only the others are packed first. A few rows
- * times a weight stored by rows (a linear layer at decode: b = w^T, w (n, k)) go to wick's own mat-vec kernels
- * instead (kernels/gemv.cu), which read w once at close to the copy bandwidth; WICK_GPU_GEMV=0 turns them off. */
+ * Operands are read in place whenever the BLAS can address them; only the others are packed first. One row
+ * times a weight stored by rows (a linear layer at decode: b = w^T, w (n, k)) goes to wick's own mat-vec kernel
+ * instead (kernels/gemv.cu), which reads w once at close to the copy bandwidth; WICK_GPU_GEMV=0 turns it off. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,8 +178,8 @@ static bool rows_of(const wk_tensor *a, int nb, int64_t *M, int64_t *ld)
     return true;
 }
 
-/* out = a b through the mat-vec kernels when they take it: f16/bf16/f32, at most GV_MAX_M rows of a in all, b one
- * matrix (its batch dims broadcast) stored by columns (b = w^T), 16-byte aligned rows; WK_ERR_UNSUPPORTED otherwise. */
+/* out = a b through the mat-vec kernel when it takes it: f16/bf16/f32, one row of a in all, b one matrix (its batch
+ * dims broadcast) stored by columns (b = w^T), 16-byte aligned rows; WK_ERR_UNSUPPORTED otherwise. */
 static wk_status gemv(wk_gpu_dev *d, const wk_tensor *a, const wk_tensor *b, wk_tensor *out)
 {
     int nb = out->rank - 2;
@@ -191,10 +191,10 @@ static wk_status gemv(wk_gpu_dev *d, const wk_tensor *a, const wk_tensor *b, wk_
         if ((b->shape[i] != 1 && b->strides[i] != 0) || a->shape[i] != out->shape[i])
             return WK_ERR_UNSUPPORTED;
     int64_t ldw = b->strides[nb + 1];
-    if (!rows_of(a, nb, &M, &ldx) || M > GV_MAX_M || (k > 1 && b->strides[nb] != 1) || ldw < k || n < 1 || k < 1)
+    if (!rows_of(a, nb, &M, &ldx) || M != 1 || (k > 1 && b->strides[nb] != 1) || ldw < k || n < 1 || k < 1)
         return WK_ERR_UNSUPPORTED;
     const void *w = wk_tensor_data(b), *x = wk_tensor_data(a);
-    if (k % (16 / es) != 0 || (ldw * es) % 16 != 0 || (ldx * es) % 16 != 0 || ((uintptr_t)w | (uintptr_t)x) % 16)
+    if (k % (16 / es) != 0 || (ldw * es) % 16 != 0 || ((uintptr_t)w | (uintptr_t)x) % 16)
         return WK_ERR_UNSUPPORTED;
     int rs = n >= 4096 ? 1 : 0, ws = wk_gpu_width_slot(d); /* two rows of w a group when there are many */
     int64_t lpr = wk_gpu_logical_warp(d), groups = (n + rs) / (rs + 1);
@@ -203,14 +203,9 @@ static wk_status gemv(wk_gpu_dev *d, const wk_tensor *a, const wk_tensor *b, wk_
     int64_t blocks = (groups * lpr + GV_BLOCK - 1) / GV_BLOCK;
     if (blocks > 0x7fffffff)
         return WK_ERR_UNSUPPORTED;
-    wk_gpu_gemv_args p = {.w = w, .x = x, .out = wk_tensor_data(out), .M = M, .N = n, .K = k, .ldw = ldw,
-                          .ldx = ldx, .ldo = n, .lpr = lpr};
+    wk_gpu_gemv_args p = {.w = w, .x = x, .out = wk_tensor_data(out), .N = n, .K = k, .ldw = ldw, .lpr = lpr};
     wk_gpu_dim grid = {(unsigned)blocks, 1, 1}, block = {GV_BLOCK, 1, 1};
-    if (M == 1)
-        return WK_GPU_LAUNCH(d, gemv1, out->dtype, rs, ws, grid, block, 0, p);
-    if (M <= 4)
-        return WK_GPU_LAUNCH(d, gemv4, out->dtype, rs, ws, grid, block, 0, p);
-    return WK_GPU_LAUNCH(d, gemv8, out->dtype, rs, ws, grid, block, 0, p);
+    return WK_GPU_LAUNCH(d, gemv, out->dtype, rs, ws, grid, block, 0, p);
 }
 
 wk_status wk_gpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out)

@@ -234,10 +234,12 @@ static void cases(wkt_list *l)
         add(l, dt, SHAPE(4, 0), NOBATCH, 3, WKT_CONTIG, WKT_CONTIG);
         add(l, dt, SHAPE(2, 4, 0), SHAPE(2), 3, WKT_TRANSPOSED, WKT_CONTIG);
         add(l, dt, SHAPE(0, 4, 5), NOBATCH, 3, WKT_CONTIG, WKT_CONTIG);
-        /* a few rows times a weight stored by rows (b = w^T): the GPU's mat-vec kernels (gpu/matmul.c): M 1, 3, 8
-         * and a folded batch of 6; short rows, rows of many vectors, N over 4096 (two rows a group) and odd; an
-         * offset view and a batched b, which go to the BLAS */
+        /* one row times a weight stored by rows (b = w^T): the GPU's mat-vec kernel (gpu/matmul.c), short rows,
+         * rows of many vectors, N over 4096 (two rows a group) and odd, a row in a batch dim; and the shapes next to
+         * it that go to the BLAS: 3, 8 and 6 (folded) rows, an offset view, a batched b */
         add(l, dt, SHAPE(1, 64), NOBATCH, 40, WKT_CONTIG, WKT_TRANSPOSED);
+        add(l, dt, SHAPE(1, 8), NOBATCH, 4099, WKT_CONTIG, WKT_TRANSPOSED);
+        add(l, dt, SHAPE(1, 1, 1040), NOBATCH, 65, WKT_CONTIG, WKT_TRANSPOSED);
         add(l, dt, SHAPE(3, 136), NOBATCH, 4101, WKT_CONTIG, WKT_TRANSPOSED);
         add(l, dt, SHAPE(8, 24), NOBATCH, 7, WKT_CONTIG, WKT_TRANSPOSED);
         add(l, dt, SHAPE(2, 3, 520), NOBATCH, 33, WKT_CONTIG, WKT_TRANSPOSED);

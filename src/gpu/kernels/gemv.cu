@@ -1,5 +1,5 @@
-/* gemv.cu: the matrix-vector kernels (kernels/gemv.h): a group of lpr lanes owns R rows of w; each lane reads
- * 16-byte vectors of them, K apart by lpr vectors (a group's reads coalesce, w is read once), x's matching vectors
+/* gemv.cu: the matrix-vector kernel (kernels/gemv.h): a group of lpr lanes owns R rows of w; each lane reads
+ * 16-byte vectors of them, lpr vectors apart (a group's reads coalesce, w is read once), x's matching vectors
  * through L1 (every group reads them), f32 products summed per lane, then across the group. */
 #include "common.cuh"
 #include "gemv.h"
@@ -23,60 +23,38 @@ template <class T> __device__ __forceinline__ void gv_load(const T *p, float (&v
     }
 }
 
-/* Grid: ceil(N / R) groups of p.lpr lanes, GV_BLOCK threads a block; p.M <= MT. */
-template <class T, int R, int LW, int MT> __device__ __forceinline__ void gv_run(const wk_gpu_gemv_args &p)
+/* Grid: ceil(N / R) groups of p.lpr lanes, GV_BLOCK threads a block. */
+template <class T, int R, int LW> __device__ __forceinline__ void gemv_run(const wk_gpu_gemv_args &p)
 {
     constexpr int E = 16 / (int)sizeof(T); /* elements a vector */
-    const int lpr = (int)p.lpr, gl = (int)threadIdx.x % lpr, mt = (int)p.M;
+    const int lpr = (int)p.lpr, gl = (int)threadIdx.x % lpr;
     const int64_t row0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / lpr * R, vecs = p.K / E;
     const T *x = (const T *)p.x, *wr[R];
-    float acc[R][MT];
+    float acc[R];
 #pragma unroll
     for (int r = 0; r < R; r++) { /* rows past N read row N-1 (every lane takes part in the reductions) */
         wr[r] = (const T *)p.w + (row0 + r < p.N ? row0 + r : p.N - 1) * p.ldw;
-#pragma unroll
-        for (int m = 0; m < MT; m++)
-            acc[r][m] = 0.0f;
+        acc[r] = 0.0f;
     }
 #pragma unroll 4
     for (int64_t c = gl; c < vecs; c += lpr) {
-        float wv[R][8];
+        float xv[8];
+        gv_load(x + c * E, xv);
 #pragma unroll
-        for (int r = 0; r < R; r++)
-            gv_load(wr[r] + c * E, wv[r]);
+        for (int r = 0; r < R; r++) {
+            float wv[8];
+            gv_load(wr[r] + c * E, wv);
 #pragma unroll
-        for (int m = 0; m < MT; m++)
-            if (m < mt) {
-                float xv[8];
-                gv_load(x + m * p.ldx + c * E, xv);
-#pragma unroll
-                for (int r = 0; r < R; r++)
-#pragma unroll
-                    for (int t = 0; t < E; t++)
-                        acc[r][m] = fmaf(wv[r][t], xv[t], acc[r][m]);
-            }
+            for (int t = 0; t < E; t++)
+                acc[r] = fmaf(wv[t], xv[t], acc[r]);
+        }
     }
 #pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int m = 0; m < MT; m++) {
-            const float s = wk_group_reduce<LW>(acc[r][m], wk_op_sum(), lpr);
-            if (gl == 0 && m < mt && row0 + r < p.N)
-                wk_st((T *)p.out + m * p.ldo + row0 + r, s);
-        }
-}
-
-template <class T, int R, int LW> __device__ __forceinline__ void gemv1_run(const wk_gpu_gemv_args &p)
-{
-    gv_run<T, R, LW, 1>(p);
-}
-template <class T, int R, int LW> __device__ __forceinline__ void gemv4_run(const wk_gpu_gemv_args &p)
-{
-    gv_run<T, R, LW, 4>(p);
-}
-template <class T, int R, int LW> __device__ __forceinline__ void gemv8_run(const wk_gpu_gemv_args &p)
-{
-    gv_run<T, R, LW, 8>(p);
+    for (int r = 0; r < R; r++) {
+        const float s = wk_group_reduce<LW>(acc[r], wk_op_sum(), lpr);
+        if (gl == 0 && row0 + r < p.N)
+            wk_st((T *)p.out + row0 + r, s);
+    }
 }
 
 WK_GEMV_KERNELS(WK_DEFINE_KERNELS)
