@@ -6,24 +6,25 @@
 #include "llama_internal.h"
 #include "scope.h"
 
-/* Self-attention of h (B, n, hidden): q, k, v as views of one product, rope on q and k, k and v appended to the
- * cache, the causal fused op over the cache, the heads joined back into (B, n, heads * head_dim). */
+/* Self-attention of h (B, n, hidden): q, k, v as views of one product (heads of q, then k, then v in each row), one
+ * rope over the heads of q and k together, k and v appended to the cache, the causal fused op over the cache, the
+ * heads joined back into (B, n, heads * head_dim). */
 static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L, const wk_tensor *h, const llama_step *st,
                         wk_tensor **out)
 {
     const llama_config *c = &m->cfg;
     int64_t B = m->batch, n = st->n, D = c->head_dim, hq = c->heads, hkv = c->kv_heads, C = (hq + 2 * hkv) * D;
-    wk_tensor *qkv = NULL, *q = NULL, *k = NULL, *v = NULL, *qr = NULL, *kr = NULL, *a = NULL;
+    wk_tensor *qkv = NULL, *qk = NULL, *v = NULL, *qkr = NULL, *qr = NULL, *kr = NULL, *a = NULL;
     WM_TRY(wm_linear(sc, h, L->qkv_t, L->qkv_b, &qkv));
-    const int64_t qs[4] = {B, hq, n, D}, ks[4] = {B, hkv, n, D}, strides[4] = {n * C, D, C, 1};
+    const int64_t qks[4] = {B, hq + hkv, n, D}, vs[4] = {B, hkv, n, D}, strides[4] = {n * C, D, C, 1};
     int64_t base = wk_tensor_offset(qkv);
-    WM_TRACK(sc, &q, wk_as_strided(qkv, 4, qs, strides, base, &q));
-    WM_TRACK(sc, &k, wk_as_strided(qkv, 4, ks, strides, base + hq * D, &k));
-    WM_TRACK(sc, &v, wk_as_strided(qkv, 4, ks, strides, base + (hq + hkv) * D, &v));
+    WM_TRACK(sc, &qk, wk_as_strided(qkv, 4, qks, strides, base, &qk));
+    WM_TRACK(sc, &v, wk_as_strided(qkv, 4, vs, strides, base + (hq + hkv) * D, &v));
     wk_status (*rope)(const wk_tensor *, const wk_tensor *, const wk_tensor *, wk_tensor **) =
         c->interleaved_rope ? wk_rope_i : wk_rope;
-    WM_TRACK(sc, &qr, rope(q, st->cos, st->sin, &qr));
-    WM_TRACK(sc, &kr, rope(k, st->cos, st->sin, &kr));
+    WM_TRACK(sc, &qkr, rope(qk, st->cos, st->sin, &qkr));
+    WM_TRACK(sc, &qr, wk_narrow(qkr, 1, 0, hq, &qr));
+    WM_TRACK(sc, &kr, wk_narrow(qkr, 1, hq, hkv, &kr));
     wk_status s = wk_kv_append(L->k_cache, L->v_cache, kr, v, st->len_before, NULL);
     if (s != WK_OK)
         return wm_fail(sc->err, sc->cap, s, "%s", wk_last_error());
