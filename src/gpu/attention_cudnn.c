@@ -2,7 +2,7 @@
  * built with the graph API (cudnn_graph.h) as the graph those engines recognise: S = Q K^T, S * scale, the causal
  * mask (row + Skv - Sq >= column: bottom-right, as wick's rule; plain row >= column when Sq == Skv), softmax as max,
  * subtract, exp, sum and divide, the log-sum-exp as max + log(sum) (virtual when not asked for), O = P V. One plan
- * per shape, strides, lse and handle, built on first use and kept (per device, round-robin); never built in a capture.
+ * per shape, strides, lse and handle, built on first use and kept (cudnn_graph.h's cache); never built in a capture.
  * Takes f16/bf16 with no bias, ALiBi, soft-cap, lengths, paged cache or window other than causal; Skv >= Sq >= 1
  * when causal (no row is fully masked); unit stride along the head dim and 16-byte aligned operands. */
 #include <pthread.h>
@@ -10,8 +10,6 @@
 #include <string.h>
 
 #include "gpu/cudnn_graph.h"
-
-#define SDPA_PLANS 32 /* plans kept per device */
 
 enum { UID_Q = 1, UID_K, UID_V, UID_O, UID_LSE, UID_SCALE, UID_NEG_INF, UID_SKV, UID_SQ, UID_VIRTUAL = 100 };
 
@@ -22,17 +20,7 @@ typedef struct sdpa_key {
     wk_cudnnHandle_t handle;
 } sdpa_key;
 
-typedef struct sdpa_plan {
-    sdpa_key key;
-    wk_cudnn_graph *g; /* NULL: cuDNN refused the case */
-} sdpa_plan;
-
-/* Each device's plans, used under its cuDNN lock (wk_gpu_lib_lock). */
-typedef struct sdpa_cache {
-    sdpa_plan plans[SDPA_PLANS];
-    int count, next;
-} sdpa_cache;
-static sdpa_cache *device_plans[WK_GPU_MAX_DEVICES];
+static wk_cudnn_cache plans = {.key_size = sizeof(sdpa_key)};
 
 /* Unit stride along the head dim, which is whole 16-byte vectors, as are the base and the other strides. */
 static bool dense16(const wk_tensor *t)
@@ -161,22 +149,14 @@ static void build(wk_cudnn_graph *g, const sdpa_key *k)
     wk_cudnn_graph_plan(g, k->handle);
 }
 
-/* d's plan for key k (its cuDNN lock held), built and kept when new: NULL when cuDNN refuses the case (*st says
- * why), or when it is new during a capture (plans are not built there). */
-static sdpa_plan *plan_of(wk_gpu_dev *d, const sdpa_key *k, wk_cudnnStatus_t *st, const char **call)
+/* d's graph for key k (its cuDNN lock held), built and kept when new: NULL when cuDNN refuses the case (*st, *call
+ * say why when it was built now), or when it is new during a capture (plans are not built there). */
+static wk_cudnn_graph *graph_of(wk_gpu_dev *d, const sdpa_key *k, wk_cudnnStatus_t *st, const char **call)
 {
-    int ord = wk_gpu_ordinal(d);
-    if (!device_plans[ord] && !(device_plans[ord] = calloc(1, sizeof *device_plans[ord])))
-        return NULL;
-    sdpa_cache *c = device_plans[ord];
-    for (int i = 0; i < c->count; i++)
-        if (memcmp(&c->plans[i].key, k, sizeof *k) == 0)
-            return &c->plans[i];
-    wk_cudnn_graph *g = calloc(1, sizeof *g);
-    if (!g || wk_gpu_capturing(d)) {
-        free(g);
-        return NULL;
-    }
+    bool found = false;
+    wk_cudnn_graph *g = wk_cudnn_cache_find(&plans, wk_gpu_ordinal(d), k, &found);
+    if (found || wk_gpu_capturing(d) || !(g = calloc(1, sizeof *g)))
+        return g;
     build(g, k);
     *st = g->st;
     *call = g->call;
@@ -185,35 +165,31 @@ static sdpa_plan *plan_of(wk_gpu_dev *d, const sdpa_key *k, wk_cudnnStatus_t *st
         free(g);
         g = NULL;
     }
-    sdpa_plan *p = &c->plans[c->next];
-    c->next = (c->next + 1) % SDPA_PLANS;
-    c->count += c->count < SDPA_PLANS;
-    if (p->g) {
-        wk_cudnn_graph_free(p->g);
-        free(p->g);
+    if (!wk_cudnn_cache_store(&plans, wk_gpu_ordinal(d), k, g) && g) {
+        wk_cudnn_graph_free(g); /* not kept: not used either */
+        free(g);
+        g = NULL;
     }
-    p->key = *k;
-    p->g = g;
-    return p;
+    return g;
 }
 
-static wk_status run(wk_gpu_dev *d, const wk_attn *a, const sdpa_plan *p)
+static wk_status run(wk_gpu_dev *d, const wk_attn *a, const sdpa_key *k, const wk_cudnn_graph *g)
 {
     void *ws = NULL;
-    if (p->g->workspace > 0)
-        WK_TRY(wk_gpu_malloc(d, (size_t)p->g->workspace, &ws));
+    if (g->workspace > 0)
+        WK_TRY(wk_gpu_malloc(d, (size_t)g->workspace, &ws));
     float scale = (float)a->scale, neg_inf = -__builtin_inff();
     int32_t skv = (int32_t)a->skv, sq = (int32_t)a->q->shape[2];
     /* the graph's memory tensors and host scalars: the mask's only when causal, Skv and Sq only when they differ */
     int64_t uids[9] = {UID_Q, UID_K, UID_V, UID_O, UID_SCALE, UID_NEG_INF, UID_SKV, UID_SQ};
     void *ptrs[9] = {(void *)wk_tensor_data(a->q), (void *)wk_tensor_data(a->k), (void *)wk_tensor_data(a->v),
                      wk_tensor_data(a->out), &scale, &neg_inf, &skv, &sq};
-    int n = p->key.causal ? (p->key.sq != p->key.skv ? 8 : 6) : 5;
+    int n = k->causal ? (k->sq != k->skv ? 8 : 6) : 5;
     if (a->lse) {
         uids[n] = UID_LSE;
         ptrs[n++] = wk_tensor_data(a->lse);
     }
-    wk_cudnnStatus_t st = wk_cudnn_graph_run(p->g, p->key.handle, n, uids, ptrs, ws);
+    wk_cudnnStatus_t st = wk_cudnn_graph_run(g->plan, k->handle, n, uids, ptrs, ws);
     wk_gpu_free(d, ws); /* stream-ordered: the fused kernel queued above still uses it */
     if (st == WK_CUDNN_STATUS_SUCCESS)
         return WK_OK;
@@ -236,10 +212,10 @@ wk_status wk_cudnn_attention(wk_gpu_dev *d, const wk_attn *a, bool strict)
     make_key(a, h, &k);
     wk_cudnnStatus_t st = WK_CUDNN_STATUS_NOT_SUPPORTED;
     pthread_mutex_lock(wk_gpu_lib_lock(&wk_cudnn_lib, d));
-    sdpa_plan *p = plan_of(d, &k, &st, &call);
-    wk_status s = p && p->g ? run(d, a, p) : WK_ERR_UNSUPPORTED;
+    wk_cudnn_graph *g = graph_of(d, &k, &st, &call);
+    wk_status s = g ? run(d, a, &k, g) : WK_ERR_UNSUPPORTED;
     pthread_mutex_unlock(wk_gpu_lib_lock(&wk_cudnn_lib, d));
-    if (s == WK_ERR_UNSUPPORTED && strict && p && !p->g)
+    if (s == WK_ERR_UNSUPPORTED && strict && !g && !wk_gpu_capturing(d))
         return wk_error(WK_ERR_BACKEND, "attention: cuDNN refused the graph on %s: %s: %s", wk_gpu_dev_name(d),
                         call ? call : "an earlier call", wk_cudnn_status_text(st));
     return s;

@@ -1,6 +1,6 @@
 /* conv_cudnn.c: gpu.h's DNN table on NVIDIA: convolution through cuDNN's legacy descriptor API (cudnn.h), conv as
- * ConvolutionForward, conv_transpose as ConvolutionBackwardData, 1-D as 2-D with H = 1; f16/bf16 run on
- * channels-last copies (cuDNN's fast tensor-core kernels want them). */
+ * ConvolutionForward, conv_transpose as ConvolutionBackwardData, 1-D as 2-D with H = 1; forward f16/bf16 first
+ * through the graph API (conv_cudnn_graph.c), f16/bf16 on channels-last copies under WICK_CUDNN_LAYOUT=nhwc. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -460,7 +460,10 @@ static wk_status conv_locked(conv_call *c, const wk_tensor *x, const wk_tensor *
     if (s != WK_OK)
         goto done;
     bool fallback = true;
-    if (wants_nhwc(c))
+    if (!c->transposed && direct && wk_tensor_is_contiguous(w)) /* half types: the graph API first */
+        fallback = (s = wk_cudnn_conv_graph(c->d, c->h, c->dt, &c->key.shape, xstride, wk_tensor_data(x),
+                                            wk_tensor_data(w), wk_tensor_data(out))) == WK_ERR_UNSUPPORTED;
+    if (fallback && wants_nhwc(c))
         s = run_nhwc(c, x, w, out, &fallback);
     if (fallback)
         s = run_nchw(c, x, w, xstride, direct, out);

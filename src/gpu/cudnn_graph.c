@@ -1,5 +1,6 @@
 /* cudnn_graph.c: building with cuDNN's graph API (cudnn_graph.h): descriptors made, set and finalized with the first
  * failure kept, the operation graph made into an execution plan by the heuristics, and the plan run. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu/cudnn_graph.h"
@@ -133,6 +134,31 @@ void wk_cudnn_matmul(wk_cudnn_graph *g, wk_cudnn_desc a, wk_cudnn_desc b, wk_cud
     add_op(g, op, "cudnnBackendFinalize(matmul operation)");
 }
 
+void wk_cudnn_conv_fwd(wk_cudnn_graph *g, int64_t nsp, const int64_t *pad, const int64_t *stride, const int64_t *dil,
+                       wk_cudnn_desc x, wk_cudnn_desc w, wk_cudnn_desc y)
+{
+    wk_cudnnDataType_t f32 = WK_CUDNN_DATA_FLOAT;
+    unsigned int mode = WK_CUDNN_CROSS_CORRELATION;
+    float alpha = 1.0f, beta = 0.0f;
+    wk_cudnn_desc c = make(g, WK_CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+    set(g, c, WK_CUDNN_ATTR_CONVOLUTION_COMP_TYPE, WK_CUDNN_TYPE_DATA_TYPE, 1, &f32);
+    set(g, c, WK_CUDNN_ATTR_CONVOLUTION_CONV_MODE, WK_CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
+    set(g, c, WK_CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, WK_CUDNN_TYPE_INT64, 1, &nsp);
+    set(g, c, WK_CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, WK_CUDNN_TYPE_INT64, nsp, pad);
+    set(g, c, WK_CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, WK_CUDNN_TYPE_INT64, nsp, pad);
+    set(g, c, WK_CUDNN_ATTR_CONVOLUTION_DILATIONS, WK_CUDNN_TYPE_INT64, nsp, dil);
+    set(g, c, WK_CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, WK_CUDNN_TYPE_INT64, nsp, stride);
+    finalize(g, c, "cudnnBackendFinalize(convolution)");
+    wk_cudnn_desc op = make(g, WK_CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+    set_desc(g, op, WK_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, x);
+    set_desc(g, op, WK_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, w);
+    set_desc(g, op, WK_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, y);
+    set_desc(g, op, WK_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, c);
+    set(g, op, WK_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, WK_CUDNN_TYPE_FLOAT, 1, &alpha);
+    set(g, op, WK_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, WK_CUDNN_TYPE_FLOAT, 1, &beta);
+    add_op(g, op, "cudnnBackendFinalize(convolution operation)");
+}
+
 /* The plan of engine configuration cfg on h, or NULL (destroyed) when cuDNN cannot make it. */
 static wk_cudnn_desc try_config(wk_cudnnHandle_t h, wk_cudnn_desc cfg, int64_t *workspace)
 {
@@ -154,7 +180,7 @@ static wk_cudnn_desc try_config(wk_cudnnHandle_t h, wk_cudnn_desc cfg, int64_t *
     return plan;
 }
 
-void wk_cudnn_graph_plan(wk_cudnn_graph *g, wk_cudnnHandle_t h)
+int wk_cudnn_graph_plans(wk_cudnn_graph *g, wk_cudnnHandle_t h, int max, wk_cudnn_desc *plans, int64_t *workspace)
 {
     wk_cudnn_desc graph = make(g, WK_CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
     set(g, graph, WK_CUDNN_ATTR_OPERATIONGRAPH_HANDLE, WK_CUDNN_TYPE_HANDLE, 1, &h);
@@ -169,17 +195,36 @@ void wk_cudnn_graph_plan(wk_cudnn_graph *g, wk_cudnnHandle_t h)
     for (int i = 0; i < WK_CUDNN_GRAPH_CONFIGS; i++)
         cfg[i] = make(g, WK_CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
     int64_t n = 0;
+    int got = 0;
     if (g->st == WK_CUDNN_STATUS_SUCCESS)
         failed(g, wk_cudnn.be_get(heur, WK_CUDNN_ATTR_ENGINEHEUR_RESULTS, WK_CUDNN_TYPE_BACKEND_DESCRIPTOR,
                                   WK_CUDNN_GRAPH_CONFIGS, &n, cfg),
                "cudnnBackendGetAttribute(engine heuristics' results)");
-    for (int64_t i = 0; g->st == WK_CUDNN_STATUS_SUCCESS && !g->plan && i < n && i < WK_CUDNN_GRAPH_CONFIGS; i++)
-        g->plan = try_config(h, cfg[i], &g->workspace);
-    if (g->st == WK_CUDNN_STATUS_SUCCESS && !g->plan)
+    for (int64_t i = 0; g->st == WK_CUDNN_STATUS_SUCCESS && got < max && i < n && i < WK_CUDNN_GRAPH_CONFIGS; i++)
+        if ((plans[got] = try_config(h, cfg[i], &workspace[got])) != NULL)
+            got++;
+    if (g->st == WK_CUDNN_STATUS_SUCCESS && got == 0)
         failed(g, WK_CUDNN_STATUS_NOT_SUPPORTED, "cudnnBackendFinalize(execution plan): no engine takes the graph");
+    return got;
 }
 
-wk_cudnnStatus_t wk_cudnn_graph_run(const wk_cudnn_graph *g, wk_cudnnHandle_t h, int n, const int64_t *uids,
+void wk_cudnn_graph_plan(wk_cudnn_graph *g, wk_cudnnHandle_t h)
+{
+    wk_cudnn_desc plan = NULL;
+    int64_t ws = 0;
+    if (wk_cudnn_graph_plans(g, h, 1, &plan, &ws) == 1) {
+        g->plan = plan;
+        g->workspace = ws;
+    }
+}
+
+void wk_cudnn_plan_free(wk_cudnn_desc plan)
+{
+    if (plan)
+        wk_cudnn.be_destroy(plan);
+}
+
+wk_cudnnStatus_t wk_cudnn_graph_run(wk_cudnn_desc plan, wk_cudnnHandle_t h, int n, const int64_t *uids,
                                     void *const *ptrs, void *workspace)
 {
     wk_cudnn_desc pack = NULL;
@@ -194,16 +239,57 @@ wk_cudnnStatus_t wk_cudnn_graph_run(const wk_cudnn_graph *g, wk_cudnnHandle_t h,
     if (st == WK_CUDNN_STATUS_SUCCESS)
         st = wk_cudnn.be_finalize(pack);
     if (st == WK_CUDNN_STATUS_SUCCESS)
-        st = wk_cudnn.be_execute(h, g->plan, pack);
+        st = wk_cudnn.be_execute(h, plan, pack);
     wk_cudnn.be_destroy(pack);
     return st;
 }
 
 void wk_cudnn_graph_free(wk_cudnn_graph *g)
 {
-    if (g->plan)
-        wk_cudnn.be_destroy(g->plan);
+    wk_cudnn_plan_free(g->plan);
     for (int i = g->nmade - 1; i >= 0; i--)
         wk_cudnn.be_destroy(g->made[i]);
     memset(g, 0, sizeof *g);
+}
+
+/* ---------------------------------------------------------------- graphs kept by key */
+struct wk_cudnn_cached {
+    struct {
+        unsigned char *key; /* NULL: a free slot */
+        wk_cudnn_graph *g;
+    } slot[WK_CUDNN_CACHE_SIZE];
+    int next;
+};
+
+wk_cudnn_graph *wk_cudnn_cache_find(wk_cudnn_cache *c, int ord, const void *key, bool *found)
+{
+    struct wk_cudnn_cached *d = c->dev[ord];
+    for (int i = 0; d && i < WK_CUDNN_CACHE_SIZE; i++)
+        if (d->slot[i].key && memcmp(d->slot[i].key, key, c->key_size) == 0) {
+            *found = true;
+            return d->slot[i].g;
+        }
+    *found = false;
+    return NULL;
+}
+
+bool wk_cudnn_cache_store(wk_cudnn_cache *c, int ord, const void *key, wk_cudnn_graph *g)
+{
+    if (!c->dev[ord] && !(c->dev[ord] = calloc(1, sizeof *c->dev[ord])))
+        return false;
+    struct wk_cudnn_cached *d = c->dev[ord];
+    unsigned char *k = malloc(c->key_size);
+    if (!k)
+        return false;
+    memcpy(k, key, c->key_size);
+    int i = d->next;
+    d->next = (d->next + 1) % WK_CUDNN_CACHE_SIZE;
+    if (d->slot[i].g) {
+        wk_cudnn_graph_free(d->slot[i].g);
+        free(d->slot[i].g);
+    }
+    free(d->slot[i].key);
+    d->slot[i].key = k;
+    d->slot[i].g = g;
+    return true;
 }

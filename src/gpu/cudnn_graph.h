@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "gpu/cudnn.h"
+#include "gpu/gpu.h"
 
 #define WK_CUDNN_GRAPH_DESCS 128 /* descriptors a graph may make (tensors, operations, engine configurations) */
 #define WK_CUDNN_GRAPH_OPS 32    /* operations a graph may hold */
@@ -41,14 +42,34 @@ void wk_cudnn_pointwise(wk_cudnn_graph *g, wk_cudnnPointwiseMode_t mode, wk_cudn
 void wk_cudnn_reduction(wk_cudnn_graph *g, wk_cudnnReduceTensorOp_t op, wk_cudnn_desc x, wk_cudnn_desc y);
 /* c = a b over the last two dims, batched over the others, in f32. */
 void wk_cudnn_matmul(wk_cudnn_graph *g, wk_cudnn_desc a, wk_cudnn_desc b, wk_cudnn_desc c);
-/* The operations so far as one operation graph on handle h, made into the plan of the first engine configuration
- * in the heuristics' order that finalizes; g->st NOT_SUPPORTED when none does. */
+/* y = x (*) w, cross-correlation in f32 over nsp spatial dims (pad both sides, stride, dilation a dim each). */
+void wk_cudnn_conv_fwd(wk_cudnn_graph *g, int64_t nsp, const int64_t *pad, const int64_t *stride, const int64_t *dil,
+                       wk_cudnn_desc x, wk_cudnn_desc w, wk_cudnn_desc y);
+/* The operations so far as one operation graph on handle h, and plans of up to max (<= WK_CUDNN_GRAPH_CONFIGS) of
+ * the engine configurations cuDNN's heuristics rank, best first: those that finalize, into plans[] (the caller's:
+ * wk_cudnn_plan_free) with their workspace bytes; their number. g->st NOT_SUPPORTED when none does. */
+int wk_cudnn_graph_plans(wk_cudnn_graph *g, wk_cudnnHandle_t h, int max, wk_cudnn_desc *plans, int64_t *workspace);
+/* The same for the first that finalizes, kept as g->plan (with g->workspace). */
 void wk_cudnn_graph_plan(wk_cudnn_graph *g, wk_cudnnHandle_t h);
-/* Runs the plan on h's stream: n tensors by uid and address (a by-value tensor's: its host value), and a workspace
- * of g->workspace bytes (NULL when 0). */
-wk_cudnnStatus_t wk_cudnn_graph_run(const wk_cudnn_graph *g, wk_cudnnHandle_t h, int n, const int64_t *uids,
+void wk_cudnn_plan_free(wk_cudnn_desc plan);
+/* Runs a plan on h's stream: n tensors by uid and address (a by-value tensor's: its host value), and a workspace of
+ * the plan's bytes (NULL when 0). */
+wk_cudnnStatus_t wk_cudnn_graph_run(wk_cudnn_desc plan, wk_cudnnHandle_t h, int n, const int64_t *uids,
                                     void *const *ptrs, void *workspace);
-/* Destroys every descriptor the graph made; the graph may then be filled anew. */
+/* Destroys every descriptor the graph made and its plan; the graph may then be filled anew. */
 void wk_cudnn_graph_free(wk_cudnn_graph *g);
+
+/* Graphs kept by key (key_size bytes, compared bytewise), per device, used under the device's cuDNN lock
+ * (wk_gpu_lib_lock): WK_CUDNN_CACHE_SIZE a device, the oldest replaced (its graph freed). A kept NULL graph
+ * records a case cuDNN refused. Declare one zeroed, with its key size. */
+#define WK_CUDNN_CACHE_SIZE 32
+typedef struct wk_cudnn_cache {
+    size_t key_size;
+    struct wk_cudnn_cached *dev[WK_GPU_MAX_DEVICES];
+} wk_cudnn_cache;
+/* The graph kept for key on device ord; *found false when the key is new. */
+wk_cudnn_graph *wk_cudnn_cache_find(wk_cudnn_cache *c, int ord, const void *key, bool *found);
+/* Keeps g (may be NULL) for key; false (g not kept, the caller frees it) when memory runs out. */
+bool wk_cudnn_cache_store(wk_cudnn_cache *c, int ord, const void *key, wk_cudnn_graph *g);
 
 #endif
