@@ -460,9 +460,13 @@ static wk_status conv_locked(conv_call *c, const wk_tensor *x, const wk_tensor *
     if (s != WK_OK)
         goto done;
     bool fallback = true;
-    if (!c->transposed && direct && wk_tensor_is_contiguous(w)) /* half types: the graph API first */
+    if (!c->transposed && direct && wk_tensor_is_contiguous(w)) { /* half types: the graph API first, with the bias */
+        const void *b = bias && (bias->shape[0] == 1 || bias->strides[0] == 1) ? wk_tensor_data(bias) : NULL;
         fallback = (s = wk_cudnn_conv_graph(c->d, c->h, c->dt, &c->key.shape, xstride, wk_tensor_data(x),
-                                            wk_tensor_data(w), wk_tensor_data(out))) == WK_ERR_UNSUPPORTED;
+                                            wk_tensor_data(w), b, wk_tensor_data(out))) == WK_ERR_UNSUPPORTED;
+        if (!fallback && b)
+            goto done;
+    }
     if (fallback && wants_nhwc(c))
         s = run_nhwc(c, x, w, out, &fallback);
     if (fallback)

@@ -1,5 +1,6 @@
 /* conv_cudnn_graph.c: forward convolution of half types through cuDNN's graph API (cudnn_graph.h), on the tensors as
- * they lie (x as described by the caller, w and y packed NCHW): one convolution operation, the engine configurations
+ * they lie (x as described by the caller, w and y packed NCHW): one convolution operation and the bias added in the
+ * same kernel (a pointwise add cuDNN fuses), the engine configurations
  * cuDNN's heuristics rank first each built into a plan and timed on the first call of a shape (as PyTorch's
  * cudnn.benchmark does), the fastest kept per shape, strides and handle. The legacy API's half-type kernels ran
  * ResNet-50's shapes at 0.43-0.85x PyTorch, which goes through this API (issue 15). */
@@ -8,13 +9,13 @@
 
 #include "gpu/cudnn_graph.h"
 
-#define CG_CANDIDATES 6 /* plans timed on a shape's first call */
+#define CG_CANDIDATES WK_CUDNN_GRAPH_CONFIGS /* plans timed on a shape's first call */
 
-enum { UID_X = 1, UID_W, UID_Y };
+enum { UID_X = 1, UID_W, UID_Y, UID_BIAS, UID_CONV = 100 };
 
 /* All int64, zeroed before filling, so keys compare bytewise. */
 typedef struct cg_key {
-    int64_t dtype, xd[4], xs[4], wd[4], yd[4], pad[2], stride[2], dil[2];
+    int64_t dtype, xd[4], xs[4], wd[4], yd[4], pad[2], stride[2], dil[2], bias;
     wk_cudnnHandle_t handle;
 } cg_key;
 
@@ -36,20 +37,30 @@ static void build(wk_cudnn_graph *g, const cg_key *k)
     wk_cudnn_desc x = wk_cudnn_tensor(g, UID_X, dt, 4, k->xd, k->xs, false, false);
     wk_cudnn_desc w = wk_cudnn_tensor(g, UID_W, dt, 4, k->wd, ws, false, false);
     wk_cudnn_desc y = wk_cudnn_tensor(g, UID_Y, dt, 4, k->yd, ys, false, false);
-    wk_cudnn_conv_fwd(g, 2, k->pad, k->stride, k->dil, x, w, y);
+    if (!k->bias) {
+        wk_cudnn_conv_fwd(g, 2, k->pad, k->stride, k->dil, x, w, y);
+        return;
+    }
+    /* y = conv + bias (1, O, 1, 1): the bias fused into the convolution's kernel, the sum in f32 */
+    int64_t bd[4] = {1, k->yd[1], 1, 1}, bs[4] = {k->yd[1], 1, 1, 1};
+    wk_cudnn_desc c = wk_cudnn_tensor(g, UID_CONV, WK_CUDNN_DATA_FLOAT, 4, k->yd, ys, true, false);
+    wk_cudnn_conv_fwd(g, 2, k->pad, k->stride, k->dil, x, w, c);
+    wk_cudnn_pointwise(g, WK_CUDNN_POINTWISE_ADD, WK_CUDNN_DATA_FLOAT, -1, c,
+                       wk_cudnn_tensor(g, UID_BIAS, dt, 4, bd, bs, false, false), NULL, y);
 }
 
 typedef struct cg_run {
     wk_cudnn_desc plan;
     wk_cudnnHandle_t h;
-    void *ptrs[3], *ws;
+    int n; /* tensors: 3, or 4 with the bias */
+    void *ptrs[4], *ws;
 } cg_run;
 
 static wk_status run_plan(void *ctx)
 {
     cg_run *r = ctx;
-    static const int64_t uids[3] = {UID_X, UID_W, UID_Y};
-    wk_cudnnStatus_t st = wk_cudnn_graph_run(r->plan, r->h, 3, uids, r->ptrs, r->ws);
+    static const int64_t uids[4] = {UID_X, UID_W, UID_Y, UID_BIAS};
+    wk_cudnnStatus_t st = wk_cudnn_graph_run(r->plan, r->h, r->n, uids, r->ptrs, r->ws);
     if (st == WK_CUDNN_STATUS_SUCCESS)
         return WK_OK;
     return wk_error(wk_cudnn_not_supported(st) ? WK_ERR_UNSUPPORTED : WK_ERR_BACKEND, "conv2d: cuDNN: %s",
@@ -118,7 +129,7 @@ static wk_status make(wk_gpu_dev *d, const cg_key *k, cg_run *r, wk_cudnn_graph 
 }
 
 wk_status wk_cudnn_conv_graph(wk_gpu_dev *d, wk_cudnnHandle_t h, wk_dtype dt, const wk_gpu_conv_shape *sh,
-                              const int xstride[4], const void *x, const void *w, void *y)
+                              const int xstride[4], const void *x, const void *w, const void *bias, void *y)
 {
     const char *off = getenv("WICK_CUDNN_GRAPH");
     if ((dt != WK_F16 && dt != WK_BF16) || sh->groups != 1 || !wk_cudnn_graph_available() || (off && !strcmp(off, "0")))
@@ -126,6 +137,7 @@ wk_status wk_cudnn_conv_graph(wk_gpu_dev *d, wk_cudnnHandle_t h, wk_dtype dt, co
     cg_key k;
     memset(&k, 0, sizeof k);
     k.dtype = dt;
+    k.bias = bias != NULL;
     k.handle = h;
     for (int i = 0; i < 4; i++) {
         k.xd[i] = sh->xdim[i];
@@ -138,7 +150,7 @@ wk_status wk_cudnn_conv_graph(wk_gpu_dev *d, wk_cudnnHandle_t h, wk_dtype dt, co
         k.stride[i] = sh->stride[i];
         k.dil[i] = sh->dil[i];
     }
-    cg_run r = {.h = h, .ptrs = {(void *)x, (void *)w, y}};
+    cg_run r = {.h = h, .n = bias ? 4 : 3, .ptrs = {(void *)x, (void *)w, y, (void *)bias}};
     bool found = false;
     wk_cudnn_graph *g = wk_cudnn_cache_find(&graphs, wk_gpu_ordinal(d), &k, &found);
     if (!found && wk_gpu_capturing(d)) /* no planning or timing inside a capture */

@@ -49,10 +49,11 @@ extern wk_cudnn_api wk_cudnn;
 extern wk_gpu_lib wk_cudnn_lib;
 
 /* Forward convolution of f16/bf16 through the graph API (conv_cudnn_graph.c), the device's cuDNN lock held: x as
- * xstride describes it, w and y packed; WK_ERR_UNSUPPORTED where it does not take the case (y may then hold
- * trial results: the legacy path that follows writes all of it). WICK_CUDNN_GRAPH=0 turns it off. */
+ * xstride describes it, w, y and the bias (O values; NULL: none) packed, the bias added too; WK_ERR_UNSUPPORTED
+ * where it does not take the case (y may then hold trial results: the legacy path that follows writes all of it).
+ * WICK_CUDNN_GRAPH=0 turns it off. */
 wk_status wk_cudnn_conv_graph(wk_gpu_dev *d, wk_cudnnHandle_t h, wk_dtype dt, const wk_gpu_conv_shape *sh,
-                              const int xstride[4], const void *x, const void *w, void *y);
+                              const int xstride[4], const void *x, const void *w, const void *bias, void *y);
 /* gpu.h's DNN attention slot (attention_cudnn.c). */
 wk_status wk_cudnn_attention(wk_gpu_dev *d, const wk_attn *a, bool strict);
 
