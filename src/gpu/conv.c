@@ -84,21 +84,17 @@ wk_status wk_gpu_conv(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b
     int64_t total = wk_numel(out->rank, out->shape);
     const char *force = getenv("WICK_GPU_CONV");
     bool fallback = force && strcmp(force, "fallback") == 0;
-    /* 1x1: the BLAS, but half types on the DNN library first (cuDNN's graph engines, conv_cudnn_graph.c, measured
-     * faster there on the H100); then the DNN library; then wick's own kernels */
-    bool half = x->dtype == WK_F16 || x->dtype == WK_BF16;
-    wk_status s = WK_ERR_UNSUPPORTED;
-    if (!fallback && !transposed && !half)
-        s = conv_pointwise(d, x, w, bias, p, spatial, out);
-    if (s == WK_ERR_UNSUPPORTED && !fallback) {
-        const char *why = NULL;
-        const wk_gpu_dnn *dnn = wk_gpu_dnn_of(d, &why);
-        if (dnn)
-            s = dnn->conv(d, x, w, bias, p, spatial, transposed, out);
+    if (!transposed && !fallback) {
+        wk_status s = conv_pointwise(d, x, w, bias, p, spatial, out);
+        if (s != WK_ERR_UNSUPPORTED)
+            return s;
     }
-    if (s == WK_ERR_UNSUPPORTED && !fallback && !transposed && half)
-        s = conv_pointwise(d, x, w, bias, p, spatial, out);
-    if (s != WK_ERR_UNSUPPORTED)
-        return s;
+    const char *why = NULL;
+    const wk_gpu_dnn *dnn = wk_gpu_dnn_of(d, &why);
+    if (dnn && !fallback) {
+        wk_status s = dnn->conv(d, x, w, bias, p, spatial, transposed, out);
+        if (s != WK_ERR_UNSUPPORTED)
+            return s;
+    }
     return conv_direct(d, x, w, bias, p, spatial, transposed, out, total);
 }

@@ -450,6 +450,8 @@ static bool wants_nhwc(const conv_call *c)
     return v && strcmp(v, "nhwc") == 0;
 }
 
+static bool aligned16(const wk_tensor *t) { return (uintptr_t)wk_tensor_data(t) % 16 == 0; }
+
 /* The device's cuDNN lock is held: the handle and the descriptors are this call's alone. */
 static wk_status conv_locked(conv_call *c, const wk_tensor *x, const wk_tensor *w, const wk_tensor *bias,
                              const int xstride[4], bool direct, wk_tensor *out)
@@ -460,8 +462,10 @@ static wk_status conv_locked(conv_call *c, const wk_tensor *x, const wk_tensor *
     if (s != WK_OK)
         goto done;
     bool fallback = true;
-    if (!c->transposed && direct && wk_tensor_is_contiguous(w)) { /* half types: the graph API first, with the bias */
-        const void *b = bias && (bias->shape[0] == 1 || bias->strides[0] == 1) ? wk_tensor_data(bias) : NULL;
+    /* half types: the graph API first, with the bias; its tensors are declared 16-byte aligned */
+    if (!c->transposed && direct && wk_tensor_is_contiguous(w) && aligned16(x) && aligned16(w) && aligned16(out)) {
+        const void *b = bias && (bias->shape[0] == 1 || bias->strides[0] == 1) && aligned16(bias) ? wk_tensor_data(bias)
+                                                                                                 : NULL;
         fallback = (s = wk_cudnn_conv_graph(c->d, c->h, c->dt, &c->key.shape, xstride, wk_tensor_data(x),
                                             wk_tensor_data(w), b, wk_tensor_data(out))) == WK_ERR_UNSUPPORTED;
         if (!fallback && b)
