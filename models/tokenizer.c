@@ -142,7 +142,14 @@ wk_status wm_tokenizer_load(const char *path, wm_tokenizer **out, char *err, siz
         return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "wm_tokenizer_load: NULL argument");
     if (stat(path, &st) != 0)
         return wm_fail(err, cap, WK_ERR_IO, "cannot open %s", path);
-    return S_ISDIR(st.st_mode) ? wm_tokenizer_hf(path, out, err, cap) : wm_tokenizer_gguf(path, out, err, cap);
+    wk_status s = S_ISDIR(st.st_mode) ? wm_tokenizer_hf(path, out, err, cap) : wm_tokenizer_gguf(path, out, err, cap);
+    if (s != WK_OK && err && cap && !strstr(err, path)) { /* a message of the shared builders: name the file */
+        char *msg = strdup(err);
+        if (msg)
+            wm_fail(err, cap, s, "%s: %s", path, msg);
+        free(msg);
+    }
+    return s;
 }
 
 int wm_tokenizer_size(const wm_tokenizer *t) { return t->n; }

@@ -9,7 +9,8 @@ byte-level BPE tokenizer.json (the 256 byte tokens). Checks:
 - errors: bad sampling values, --prompt on a model without a vocabulary, an unsupported vocabulary (with --prompt;
   with --prompt-ids it prints ids after one warning line), an empty prompt, both or neither prompt option.
 
-Usage: test_generate.py WICK TOK_TOOL"""
+Usage: test_generate.py WICK TOK_TOOL [--device D]   (on a GPU, decoding replays the graph and samples after it)"""
+import argparse
 import json
 import pathlib
 import shutil
@@ -27,6 +28,7 @@ TINY = HERE / "tiny_llama"
 sys.path.insert(0, str(HERE))
 import tiny_llama_gguf  # noqa: E402
 
+DEVICE = "cpu"
 TEXT = "the quick brown fox jumps over the lazy dog while hello world waits"
 
 
@@ -94,7 +96,7 @@ def hf_with_bytes(tmp):
 
 
 def wick(exe, model, *args):
-    r = subprocess.run([exe, "generate", str(model), *map(str, args)], capture_output=True)
+    r = subprocess.run([exe, "generate", str(model), "--device", DEVICE, *map(str, args)], capture_output=True)
     return r.returncode, r.stdout, r.stderr.decode("utf-8", "replace").strip()
 
 
@@ -197,7 +199,13 @@ def check_errors(check, exe, spm, tmp):
 
 
 def main():
-    exe, tok_exe = sys.argv[1], sys.argv[2]
+    global DEVICE
+    p = argparse.ArgumentParser()
+    p.add_argument("wick")
+    p.add_argument("tok_tool")
+    p.add_argument("--device", default="cpu")
+    a = p.parse_args()
+    exe, tok_exe, DEVICE = a.wick, a.tok_tool, a.device
     check = Checks()
     with tempfile.TemporaryDirectory() as tmp:
         spm = gguf_with_vocab(spm_vocab, pathlib.Path(tmp, "tiny-spm.gguf"))

@@ -249,17 +249,48 @@ def check_errors(exe, tmp):
         ("missing file", t / "nope.gguf", "cannot open"),
         ("directory without tokenizer.json", t, "no tokenizer.json"),
     ]
-    hf = t / "wordpiece"
-    hf.mkdir()
-    (hf / "tokenizer.json").write_text(json.dumps({"model": {"type": "WordPiece", "vocab": {"a": 0}}}))
-    cases.append(("WordPiece tokenizer.json", hf, "byte-level BPE"))
+    bl = {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}
+    good = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}, "pre_tokenizer": bl}
+    hf_cases = [
+        ("WordPiece tokenizer.json", {"model": {"type": "WordPiece", "vocab": {"a": 0}}}, "byte-level BPE"),
+        ("byte-fallback BPE (SentencePiece-style)", dict(good, model=dict(good["model"], byte_fallback=True)),
+         "byte-level BPE"),
+        ("a normalizer", dict(good, normalizer={"type": "NFC"}), "normalizer"),
+        ("another pre-tokenizer", dict(good, pre_tokenizer={"type": "Whitespace"}), "pre_tokenizer"),
+        ("ByteLevel with a prefix space", dict(good, pre_tokenizer=dict(bl, add_prefix_space=True)), "pre_tokenizer"),
+        ("Split with another regex", dict(good, pre_tokenizer={"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "\\w+"}, "behavior": "Isolated", "invert": False},
+            dict(bl, use_regex=False)]}), "pre_tokenizer"),
+        ("a negative id", dict(good, model=dict(good["model"], vocab={"a": -1})), "not in [0, 2^24)"),
+        ("an id of 2^24", dict(good, model=dict(good["model"], vocab={"a": 1 << 24})), "not in [0, 2^24)"),
+        ("a hole in the ids", dict(good, model=dict(good["model"], vocab={"a": 0, "b": 2})), "no token has id 1"),
+        ("a merge that is not a pair", dict(good, model=dict(good["model"], merges=["ab"])), "merge 0"),
+        ("a merge of three", dict(good, model=dict(good["model"], merges=[["a", "b", "c"]])), "merges[0]"),
+        ("merges not an array", dict(good, model=dict(good["model"], merges="a b")), "model.merges"),
+        ("an added token without an id", dict(good, added_tokens=[{"content": "<s>"}]), "added_tokens[0]"),
+    ]
+    for i, (what, tj, want) in enumerate(hf_cases):
+        d = t / f"hf{i}"
+        d.mkdir()
+        (d / "tokenizer.json").write_text(json.dumps(tj))
+        cases.append((what, d, want))
+    d = t / "hfjunk"
+    d.mkdir()
+    (d / "tokenizer.json").write_text('{"model": {"type": "BPE", ')
+    cases.append(("tokenizer.json cut short", d, "line 1"))
+    d = t / "hfok"
+    d.mkdir()
+    (d / "tokenizer.json").write_text(json.dumps(good))
+    rc, out, err = tool(exe, d, "encode", [json.dumps("abab ba")])
+    ok_hf = rc == 0 and out == ["2,2,1,0"]
+    print(f"{'ok  ' if ok_hf else 'FAIL'} a handmade tokenizer.json encodes 'abab ba' as 2,2,1,0: {out} {err}")
     bad = 0
     for what, path, want in cases:
         rc, _, err = tool(exe, path, "info", [])
         ok = rc == 1 and want in err and "\n" not in err
         print(f"{'ok  ' if ok else 'FAIL'} error: {what}: {err}")
         bad += not ok
-    return bad, len(cases)
+    return bad + (not ok_hf), len(cases) + 1
 
 
 def main():
