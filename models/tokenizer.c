@@ -81,8 +81,39 @@ static int byte_token(const char *s, size_t len)
     return hi && lo && s[3] && s[4] ? (int)((hi - hex) * 16 + (lo - hex)) : -1;
 }
 
+static bool is_special(const wm_tokenizer *t, int i)
+{
+    int ty = t->type[i];
+    return t->len[i] > 0 && (ty == WM_TT_CONTROL || ty == WM_TT_USER || ty == WM_TT_UNKNOWN);
+}
+
+/* The tokens encode finds written in the text, longest first. */
+static wk_status specials(wm_tokenizer *t, char *err, size_t cap)
+{
+    int n = 0;
+    for (int i = 0; i < t->n; i++)
+        n += is_special(t, i);
+    t->special = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (!t->special)
+        return wm_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "no memory for %d special tokens", n);
+    for (int i = 0; i < t->n; i++)
+        if (is_special(t, i)) {
+            t->special[t->n_special++] = i;
+            t->special_first[(unsigned char)t->text[i][0]] = true;
+        }
+    for (int i = 1; i < n; i++) { /* insertion sort: longest first, then lower id (few tokens, mostly in order) */
+        int32_t x = t->special[i];
+        int j = i;
+        for (; j > 0 && (t->len[t->special[j - 1]] < t->len[x]); j--)
+            t->special[j] = t->special[j - 1];
+        t->special[j] = x;
+    }
+    return WK_OK;
+}
+
 wk_status wm_tok_finish(wm_tokenizer *t, char *err, size_t cap)
 {
+    WM_TRY(specials(t, err, cap));
     for (int i = 0; i < t->n; i++) {
         if (!t->text[i])
             return wm_fail(err, cap, WK_ERR_FILE, "token %d has no text", i);
@@ -116,6 +147,7 @@ void wm_tokenizer_free(wm_tokenizer *t)
     free(t->type);
     wp_vocab_free(&t->vocab);
     wp_vocab_free(&t->merges);
+    free(t->special);
     free(t);
 }
 
@@ -158,15 +190,54 @@ int32_t wm_tokenizer_eos(const wm_tokenizer *t) { return t->eos; }
 bool wm_tokenizer_adds_bos(const wm_tokenizer *t) { return t->add_bos && t->bos >= 0; }
 const char *wm_tokenizer_kind(const wm_tokenizer *t) { return t->name; }
 
-wk_status wm_tokenizer_encode(const wm_tokenizer *t, const char *text, size_t len, bool add_bos, int32_t **ids,
-                              int *n, char *err, size_t cap)
+/* The longest token of the special list written at s (control and unknown ones only when special): its id, its
+ * length in *k; -1 when none is. */
+static int32_t special_at(const wm_tokenizer *t, const char *s, size_t len, bool special, size_t *k)
+{
+    if (!t->special_first[(unsigned char)s[0]])
+        return -1;
+    for (int j = 0; j < t->n_special; j++) {
+        int32_t id = t->special[j];
+        if (t->len[id] <= len && memcmp(s, t->text[id], t->len[id]) == 0 && (special || t->type[id] == WM_TT_USER)) {
+            *k = t->len[id];
+            return id;
+        }
+    }
+    return -1;
+}
+
+/* The text between special tokens encoded piece by piece, the special tokens as their ids. */
+static int encode_parts(const wm_tokenizer *t, const char *text, size_t len, bool special, wm_ids *out)
+{
+    int (*encode)(const wm_tokenizer *, const char *, size_t, wm_ids *) =
+        t->kind == WM_TOK_SPM ? wm_encode_spm : wm_encode_bpe;
+    size_t start = 0, k = 0;
+    int r = 0;
+    for (size_t i = 0; r == 0 && i < len;) {
+        int32_t id = special_at(t, text + i, len - i, special, &k);
+        if (id < 0) {
+            i++;
+            continue;
+        }
+        if (i > start)
+            r = encode(t, text + start, i - start, out);
+        if (r == 0)
+            r = wm_ids_push(out, id);
+        i += k;
+        start = i;
+    }
+    return r == 0 && start < len ? encode(t, text + start, len - start, out) : r;
+}
+
+wk_status wm_tokenizer_encode(const wm_tokenizer *t, const char *text, size_t len, bool add_bos, bool special,
+                              int32_t **ids, int *n, char *err, size_t cap)
 {
     if (!t || (!text && len) || !ids || !n)
         return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "wm_tokenizer_encode: NULL argument");
     wm_ids out = {0};
     int r = add_bos && t->bos >= 0 ? wm_ids_push(&out, t->bos) : 0;
     if (r == 0 && len)
-        r = t->kind == WM_TOK_SPM ? wm_encode_spm(t, text, len, &out) : wm_encode_bpe(t, text, len, &out);
+        r = encode_parts(t, text, len, special, &out);
     if (r != 0) {
         free(out.v);
         return wm_fail(err, cap, WK_ERR_OUT_OF_MEMORY, "no memory to tokenize %zu bytes", len);

@@ -35,9 +35,11 @@ bool wm_tokenizer_adds_bos(const wm_tokenizer *t);
 const char *wm_tokenizer_kind(const wm_tokenizer *t); /* "SentencePiece", "GPT-2 BPE (llama-bpe)", ... */
 
 /* The ids of len bytes of text (the BOS id first when add_bos): a malloc'd array the caller frees, its length in
- * *n. Text is taken literally (special tokens written in it are not recognised). */
-wk_status wm_tokenizer_encode(const wm_tokenizer *t, const char *text, size_t len, bool add_bos, int32_t **ids,
-                              int *n, char *err, size_t cap);
+ * *n. The texts of user-defined tokens in the text become their ids, and with special those of control and unknown
+ * tokens too ("<|begin_of_text|>", "<s>"), as llama.cpp's parse_special and tokenizers' added tokens do (the
+ * longest at the leftmost place); the text between them is encoded piece by piece. */
+wk_status wm_tokenizer_encode(const wm_tokenizer *t, const char *text, size_t len, bool add_bos, bool special,
+                              int32_t **ids, int *n, char *err, size_t cap);
 /* Whether token id shows in text: not a control token (BOS, EOS), and inside the vocabulary. */
 bool wm_tokenizer_shows(const wm_tokenizer *t, int32_t id);
 /* The bytes of token id as it reads in running text: byte-fallback and byte-level tokens as their bytes, tokens

@@ -28,6 +28,9 @@ struct wm_tokenizer {
     int32_t bos, eos, unk;   /* -1: none */
     bool add_bos, add_space_prefix, ignore_merges;
     int32_t byte_id[256];    /* SentencePiece: the id of <0xNN> (-1: none) */
+    int32_t *special;        /* the control, user-defined and unknown tokens with text, longest first */
+    int n_special;
+    bool special_first[256]; /* the bytes one of them starts with */
 };
 
 /* ---- building (tokenizer.c) */

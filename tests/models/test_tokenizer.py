@@ -56,6 +56,26 @@ EXTRA = [
 ]
 
 
+# Special tokens written in the text: tokenizers splits them out (tok_tool encode-special, as `wick generate`).
+SPECIAL = ["<|begin_of_text|>Hello<|end_of_text|> world", "x<|end_of_text|><|end_of_text|>y",
+           " <|begin_of_text|> spaced <|end_of_text|>\n", "<|begin_of_text|", "<|end_of_text|>"]
+
+
+def check_spm_special(exe, path, sp):
+    """llama.cpp's parse_special on a SentencePiece vocabulary: control tokens' texts become their ids, the text
+    between them encoded on its own (with its own space prefix); plain encode keeps them as text."""
+    cases = [("<s>hello world</s>", [1, 1] + sp.encode("hello world") + [2]),
+             ("hi<s>there", [1] + sp.encode("hi") + [1] + sp.encode("there")),
+             ("<unk></s></s>", [1, 0, 2, 2])]
+    rc, got, err = tool(exe, path, "encode-special", [json.dumps(t) for t, _ in cases])
+    rc2, plain, _ = tool(exe, path, "encode", [json.dumps(cases[0][0])])
+    ok = rc == 0 and [parse_ids(g) for g in got] == [w for _, w in cases] and rc2 == 0 and \
+        parse_ids(plain[0]) == [1] + sp.encode(cases[0][0])
+    print(f"{'ok  ' if ok else 'FAIL'} SentencePiece GGUF: control tokens written in the text become their ids" +
+          ("" if ok else f": {got} {plain} {err}"))
+    return 0 if ok else 1
+
+
 def load_texts(path):
     out = []
     for line in pathlib.Path(path).read_text(encoding="utf-8").splitlines():
@@ -84,9 +104,10 @@ def parse_ids(line):
     return [int(x) for x in line.split(",")] if line else []
 
 
-def compare(name, exe, model, texts, encode, decode):
-    """Encode every text with tok_tool and the reference; decode the reference's ids with both."""
-    rc, got, err = tool(exe, model, "encode", [json.dumps(t) for t in texts])
+def compare(name, exe, model, texts, encode, decode, mode="encode"):
+    """Encode every text with tok_tool and the reference; decode the reference's ids with both (and to the text
+    again, special tokens aside)."""
+    rc, got, err = tool(exe, model, mode, [json.dumps(t) for t in texts])
     if rc != 0 or len(got) != len(texts):
         print(f"FAIL {name}: encode exit {rc}: {err}")
         return 1
@@ -96,7 +117,7 @@ def compare(name, exe, model, texts, encode, decode):
         print(f"  {name}: {t!r}\n    wick {g}\n    ref  {w}")
     rc, dec, err = tool(exe, model, "decode", [",".join(map(str, w)) for w in want])
     dbad = [(t, d, w) for t, d, w in zip(texts, dec, want) if bytes.fromhex(d).decode("utf-8", "replace") != decode(w)
-            or decode(w) != t and "[" not in name] if rc == 0 else texts
+            or decode(w) != t and "<|" not in t] if rc == 0 else texts
     for t, d, w in dbad[:3] if rc == 0 else []:
         print(f"  {name} decode: {t!r}: wick {bytes.fromhex(d)!r} ref {decode(w)!r}")
     ok = not bad and not dbad and rc == 0
@@ -311,7 +332,7 @@ def main():
             enc = lambda t, tok=tok: tok.encode(t).ids
             dec = lambda ids, tok=tok: tok.decode(ids, skip_special_tokens=True)
             for name, model in ((f"BPE {pre} GGUF", path), (f"BPE {pre} tokenizer.json", hf)):
-                bad += compare(name, exe, model, texts, enc, dec)
+                bad += compare(name, exe, model, texts + SPECIAL, enc, dec, "encode-special")
                 bad += compare_random(name, exe, model, tok.get_vocab_size(), dec)
                 total += 2
         for dummy in (True, False):
@@ -322,6 +343,9 @@ def main():
             bad += compare(name, exe, path, texts, lambda t, sp=sp: [sp.bos_id()] + sp.encode(t), sp.decode)
             bad += compare_random(name, exe, path, sp.get_piece_size(), sp.decode, skip=(0,))
             total += 2
+            if dummy:
+                bad += check_spm_special(exe, path, sp)
+                total += 1
         b, n = check_errors(exe, tmp)
     print(f"{total + n - bad - b} passed, {bad + b} failed")
     sys.exit(1 if bad or b else 0)

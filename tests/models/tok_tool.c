@@ -1,6 +1,6 @@
 /* tok_tool.c: the C side of tests/models/test_tokenizer.py (models/tokenizer.h). `tok_tool MODEL info` prints the
  * vocabulary's kind, size, BOS, EOS and whether BOS is added; `encode` reads one JSON string a line and prints its
- * ids (comma-separated, BOS as the vocabulary says); `decode` reads comma-separated ids a line and prints the text's
+ * ids (comma-separated, BOS as the vocabulary says; `encode-special` also parses control tokens); `decode` reads comma-separated ids a line and prints the text's
  * bytes in hex. A failure prints its message to stderr and exits 1. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 #include "tokenizer.h"
 
-static int encode_line(const wm_tokenizer *t, const char *line, char *err, size_t cap)
+static int encode_line(const wm_tokenizer *t, const char *line, bool special, char *err, size_t cap)
 {
     json_error_t je;
     json_t *j = json_loads(line, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
@@ -21,7 +21,7 @@ static int encode_line(const wm_tokenizer *t, const char *line, char *err, size_
     }
     int32_t *ids = NULL;
     int n = 0;
-    wk_status s = wm_tokenizer_encode(t, json_string_value(j), json_string_length(j), wm_tokenizer_adds_bos(t), &ids,
+    wk_status s = wm_tokenizer_encode(t, json_string_value(j), json_string_length(j), wm_tokenizer_adds_bos(t), special, &ids,
                                       &n, err, cap);
     json_decref(j);
     for (int i = 0; s == WK_OK && i < n; i++)
@@ -54,8 +54,9 @@ static int decode_line(const wm_tokenizer *t, char *line, char *err, size_t cap)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[2], "info") && strcmp(argv[2], "encode") && strcmp(argv[2], "decode"))) {
-        fprintf(stderr, "usage: tok_tool MODEL info|encode|decode < lines\n");
+    if (argc != 3 || (strcmp(argv[2], "info") && strcmp(argv[2], "encode") && strcmp(argv[2], "encode-special") &&
+                      strcmp(argv[2], "decode"))) {
+        fprintf(stderr, "usage: tok_tool MODEL info|encode|encode-special|decode < lines\n");
         return 2;
     }
     char err[512] = "";
@@ -67,7 +68,8 @@ int main(int argc, char **argv)
     size_t cap = 1 << 20;
     char *line = rc || !strcmp(argv[2], "info") ? NULL : malloc(cap);
     while (line && !rc && fgets(line, (int)cap, stdin))
-        rc = argv[2][0] == 'e' ? encode_line(t, line, err, sizeof err) : decode_line(t, line, err, sizeof err);
+        rc = argv[2][0] == 'e' ? encode_line(t, line, !strcmp(argv[2], "encode-special"), err, sizeof err)
+                               : decode_line(t, line, err, sizeof err);
     free(line);
     wm_tokenizer_free(t);
     if (rc)
