@@ -32,7 +32,8 @@ static wk_status array(const gguf_ld *ld, const char *key, wk_gguf_type elem, bo
                        elem == WK_GGUF_STRING ? "strings" : elem == WK_GGUF_INT32 ? "int32" : "float32");
     if (len > WM_MAX_TOKENS || (n >= 0 && len != (uint64_t)n))
         return wm_fail(ld->err, ld->cap, WK_ERR_FILE, "%s: %s has %llu elements (want %s%lld)", ld->path, key,
-                       (unsigned long long)len, n >= 0 ? "" : "at most ", n >= 0 ? (long long)n : (long long)WM_MAX_TOKENS);
+                       (unsigned long long)len, n >= 0 ? "" : "at most ",
+                       n >= 0 ? (long long)n : (long long)WM_MAX_TOKENS);
     if (count)
         *count = (int64_t)len;
     return WK_OK;
@@ -68,8 +69,9 @@ static wk_status bool_key(const gguf_ld *ld, const char *key, bool *b)
     const wk_gguf_value *v;
     if (wk_gguf_metadata_find(ld->g, key, &v) != WK_OK)
         return WK_OK;
-    return wk_gguf_value_bool(v, b) == WK_OK ? WK_OK
-                                             : wm_fail(ld->err, ld->cap, WK_ERR_FILE, "%s: %s is not a bool", ld->path, key);
+    if (wk_gguf_value_bool(v, b) != WK_OK)
+        return wm_fail(ld->err, ld->cap, WK_ERR_FILE, "%s: %s is not a bool", ld->path, key);
+    return WK_OK;
 }
 
 /* tokenizer.ggml.model and .pre into the tokenizer's kind, pre-tokenizer and defaults. */

@@ -102,7 +102,8 @@ static wk_status fill(const hf_ld *ld, json_t *vocab, json_t *merges, json_t *ad
         int len = -1;
         if (json_is_string(v))
             len = snprintf(buf, sizeof buf, "%s", json_string_value(v));
-        else if (json_array_size(v) == 2 && json_is_string(json_array_get(v, 0)) && json_is_string(json_array_get(v, 1)))
+        else if (json_array_size(v) == 2 && json_is_string(json_array_get(v, 0)) &&
+                 json_is_string(json_array_get(v, 1)))
             len = snprintf(buf, sizeof buf, "%s %s", json_string_value(json_array_get(v, 0)),
                            json_string_value(json_array_get(v, 1)));
         if (len < 0 || (size_t)len >= sizeof buf)
@@ -124,8 +125,8 @@ static void bos(json_t *post, wm_tokenizer *t)
     }
     if (strcmp(type_of(post), "TemplateProcessing") != 0)
         return;
-    const char *name = json_string_value(json_object_get(json_object_get(json_array_get(json_object_get(post, "single"), 0),
-                                                                          "SpecialToken"), "id"));
+    json_t *first = json_array_get(json_object_get(post, "single"), 0);
+    const char *name = json_string_value(json_object_get(json_object_get(first, "SpecialToken"), "id"));
     json_t *ids = json_object_get(json_object_get(json_object_get(post, "special_tokens"), name ? name : ""), "ids");
     json_t *id = json_array_get(ids, 0);
     if (json_is_integer(id) && json_integer_value(id) >= 0 && json_integer_value(id) < t->n) {
@@ -159,7 +160,7 @@ static wk_status build(const hf_ld *ld, json_t *root, wm_tokenizer **out)
     if (!json_is_object(vocab) || !json_is_array(merges) || (added && !json_is_array(added)))
         return wm_fail(ld->err, ld->cap, WK_ERR_FILE, "%s: model.vocab, model.merges or added_tokens is missing or "
                        "of the wrong type", ld->path);
-    int n;
+    int n = 0;
     WM_TRY(count(ld, vocab, added, &n));
     wm_tokenizer *t;
     WM_TRY(wm_tok_alloc(n, &t, ld->err, ld->cap));

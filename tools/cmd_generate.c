@@ -155,8 +155,8 @@ static wk_status vocabulary(const gen_opts *o, gen_run *g, char *err, size_t cap
 static wk_status prompt(gen_opts *o, gen_run *g, char *err, size_t cap)
 {
     if (o->text) {
-        wk_status s = wm_tokenizer_encode(g->tok, o->text, strlen(o->text), wm_tokenizer_adds_bos(g->tok), true, &o->prompt,
-                                          &o->n_prompt, err, cap);
+        wk_status s = wm_tokenizer_encode(g->tok, o->text, strlen(o->text), wm_tokenizer_adds_bos(g->tok), true,
+                                          &o->prompt, &o->n_prompt, err, cap);
         if (s != WK_OK)
             return s;
         if (o->n_prompt == 0)

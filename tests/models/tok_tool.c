@@ -1,7 +1,7 @@
 /* tok_tool.c: the C side of tests/models/test_tokenizer.py (models/tokenizer.h). `tok_tool MODEL info` prints the
  * vocabulary's kind, size, BOS, EOS and whether BOS is added; `encode` reads one JSON string a line and prints its
- * ids (comma-separated, BOS as the vocabulary says; `encode-special` also parses control tokens); `decode` reads comma-separated ids a line and prints the text's
- * bytes in hex. A failure prints its message to stderr and exits 1. */
+ * ids (comma-separated, BOS as the vocabulary says; `encode-special` also parses control tokens); `decode` reads
+ * comma-separated ids a line and prints the text's bytes in hex. A failure prints its message to stderr, exits 1. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +21,8 @@ static int encode_line(const wm_tokenizer *t, const char *line, bool special, ch
     }
     int32_t *ids = NULL;
     int n = 0;
-    wk_status s = wm_tokenizer_encode(t, json_string_value(j), json_string_length(j), wm_tokenizer_adds_bos(t), special, &ids,
-                                      &n, err, cap);
+    wk_status s = wm_tokenizer_encode(t, json_string_value(j), json_string_length(j), wm_tokenizer_adds_bos(t),
+                                      special, &ids, &n, err, cap);
     json_decref(j);
     for (int i = 0; s == WK_OK && i < n; i++)
         printf(i ? ",%d" : "%d", ids[i]);
