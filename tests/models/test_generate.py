@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
 from safetensors.numpy import load_file
 
 import gguf
