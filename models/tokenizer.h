@@ -1,7 +1,9 @@
 /* tokenizer.h: the text side of `wick generate`: the vocabulary of a GGUF file (tokenizer.ggml.*: SentencePiece
  * "llama" with scores, token types and <0xNN> byte fallback; GPT-2 byte-level BPE "gpt2" with merges and the
- * pre-tokenizer named by tokenizer.ggml.pre) or of a Hugging Face directory (tokenizer.json, byte-level BPE), as
- * llama.cpp and `tokenizers` encode and decode them. */
+ * pre-tokenizer tokenizer.ggml.pre names: llama-bpe (Llama 3's), gpt-2, or default (llama.cpp's, also when absent))
+ * or of a Hugging Face directory (tokenizer.json, byte-level BPE with GPT-2's or Llama 3's pre-tokenizer), giving
+ * the ids llama.cpp and `tokenizers` give. Decoding follows `tokenizers` and `sentencepiece` (llama.cpp's differs:
+ * it keeps the space after a leading BOS and, for BPE, removes spaces before punctuation). */
 #ifndef WM_TOKENIZER_H
 #define WM_TOKENIZER_H
 

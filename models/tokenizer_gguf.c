@@ -97,12 +97,15 @@ static wk_status kind(const gguf_ld *ld, wm_tokenizer *t, const char *model)
         t->pre = WM_PRE_LLAMA3;
         t->name = "GPT-2 BPE (llama-bpe)";
         t->ignore_merges = t->add_bos = true;
-    } else if (!strcmp(pre, "gpt-2") || !strcmp(pre, "default")) {
+    } else if (!strcmp(pre, "gpt-2")) {
         t->pre = WM_PRE_GPT2;
         t->name = "GPT-2 BPE (gpt-2)";
+    } else if (!strcmp(pre, "default")) {
+        t->pre = WM_PRE_DEFAULT;
+        t->name = "GPT-2 BPE (default)";
     } else {
         return wm_fail(ld->err, ld->cap, WK_ERR_UNSUPPORTED, "%s: BPE pre-tokenizer '%s' is not supported "
-                       "('llama-bpe' and 'gpt-2'/'default' are): use --prompt-ids", ld->path, pre);
+                       "('llama-bpe', 'gpt-2' and 'default' are): use --prompt-ids", ld->path, pre);
     }
     return WK_OK;
 }

@@ -9,7 +9,8 @@
 #include "wordpiece_internal.h"
 
 typedef enum wm_tok_kind { WM_TOK_SPM = 1, WM_TOK_BPE = 2 } wm_tok_kind;
-typedef enum wm_pre_kind { WM_PRE_NONE = 0, WM_PRE_GPT2 = 1, WM_PRE_LLAMA3 = 2 } wm_pre_kind;
+/* GPT-2's pattern; Llama 3's; llama.cpp's "default": punctuation runs, then GPT-2's pattern, digit runs, 3 digits. */
+typedef enum wm_pre_kind { WM_PRE_NONE = 0, WM_PRE_GPT2 = 1, WM_PRE_LLAMA3 = 2, WM_PRE_DEFAULT = 3 } wm_pre_kind;
 /* llama.cpp's token types (tokenizer.ggml.token_type). */
 enum { WM_TT_NORMAL = 1, WM_TT_UNKNOWN = 2, WM_TT_CONTROL = 3, WM_TT_USER = 4, WM_TT_UNUSED = 5, WM_TT_BYTE = 6 };
 

@@ -1,8 +1,11 @@
 /* tokenizer_pre.c: GPT-2's byte-level alphabet and the BPE pre-tokenizers, the regular expressions of GPT-2
  * ('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+) and of Llama 3
  * ((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)
- * written out as matchers: at each position the first alternative that matches, as a backtracking engine takes it. */
+ * written out as matchers: at each position the first alternative that matches, as a backtracking engine takes it;
+ * and llama.cpp's "default", four expressions each splitting the pieces of the one before (matches and the text
+ * between them both kept): [\p{P}\$\+<=>\^~\|]+, GPT-2's, \p{N}+, [0-9][0-9][0-9]. */
 #include <stdlib.h>
+#include <string.h>
 
 #include <utf8proc.h>
 
@@ -53,6 +56,11 @@ static bool is_n(int32_t c)
 static bool is_s(int32_t c) { return c >= 0 && wp_is_space(c); }
 static bool is_nl(int32_t c) { return c == '\r' || c == '\n'; }
 static bool is_other(int32_t c) { return !is_s(c) && !is_l(c) && !is_n(c); }
+static bool is_p(int32_t c) /* \p{P} and $+<=>^~| */
+{
+    int k = c < 0 ? 0 : utf8proc_category(c);
+    return (k >= UTF8PROC_CATEGORY_PC && k <= UTF8PROC_CATEGORY_PO) || (c > 0 && c < 128 && strchr("$+<=>^~|", c));
+}
 
 static size_t run(const wm_text *t, size_t i, bool (*pred)(int32_t))
 {
@@ -120,6 +128,49 @@ static size_t match_llama3(const wm_text *t, size_t i)
     return spaces(t, i, e);
 }
 
+/* llama.cpp's "default": a punctuation run, a digit run, three ASCII digits (i when none starts at i). */
+static size_t match_punct(const wm_text *t, size_t i) { return run(t, i, is_p); }
+static size_t match_digits(const wm_text *t, size_t i) { return run(t, i, is_n); }
+static size_t match_three(const wm_text *t, size_t i)
+{
+    for (size_t k = 0; k < 3; k++)
+        if (i + k >= t->n || t->c[i + k] < '0' || t->c[i + k] > '9')
+            return i;
+    return i + 3;
+}
+
+typedef size_t (*wm_matcher)(const wm_text *t, size_t i);
+
+typedef struct wm_split {
+    const char *text;
+    wm_word_fn fn;
+    void *ctx;
+} wm_split;
+
+/* Codepoints [s, e) of t split by m[0] (each match and each stretch between matches a piece), each piece split by
+ * the matchers after it; the last ones go to fn. */
+static int split(const wm_split *sp, const wm_matcher *m, int nm, const wm_text *t, size_t s, size_t e)
+{
+    if (nm == 0)
+        return sp->fn(sp->ctx, sp->text + t->off[s], t->off[e] - t->off[s]);
+    const wm_text sub = {.c = t->c + s, .off = t->off + s, .n = e - s};
+    size_t gap = 0;
+    int r = 0;
+    for (size_t i = 0; r == 0 && i < sub.n;) {
+        size_t k = m[0](&sub, i);
+        if (k == i) {
+            i++;
+            continue;
+        }
+        if (gap < i)
+            r = split(sp, m + 1, nm - 1, &sub, gap, i);
+        if (r == 0)
+            r = split(sp, m + 1, nm - 1, &sub, i, k);
+        i = gap = k;
+    }
+    return r == 0 && gap < sub.n ? split(sp, m + 1, nm - 1, &sub, gap, sub.n) : r;
+}
+
 static int decode(const char *s, size_t len, wm_text *t)
 {
     t->c = malloc((len + 1) * sizeof *t->c);
@@ -143,13 +194,14 @@ int wm_pretokenize(wm_pre_kind pre, const char *text, size_t len, wm_word_fn fn,
 {
     if (pre == WM_PRE_NONE)
         return fn(ctx, text, len);
+    static const wm_matcher gpt2[] = {match_gpt2}, llama3[] = {match_llama3},
+                            dflt[] = {match_punct, match_gpt2, match_digits, match_three};
+    const wm_matcher *m = pre == WM_PRE_LLAMA3 ? llama3 : pre == WM_PRE_DEFAULT ? dflt : gpt2;
+    wm_split sp = {.text = text, .fn = fn, .ctx = ctx};
     wm_text t = {0};
     int r = decode(text, len, &t);
-    for (size_t i = 0; r == 0 && i < t.n;) {
-        size_t e = pre == WM_PRE_LLAMA3 ? match_llama3(&t, i) : match_gpt2(&t, i);
-        r = fn(ctx, text + t.off[i], t.off[e] - t.off[i]);
-        i = e;
-    }
+    if (r == 0 && t.n)
+        r = split(&sp, m, pre == WM_PRE_DEFAULT ? 4 : 1, &t, 0, t.n);
     free(t.c);
     free(t.off);
     return r;

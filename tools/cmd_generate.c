@@ -325,9 +325,10 @@ int cmd_generate(int argc, char **argv)
                         "         [--temperature T] [--top-k K] [--top-p P] [--min-p M] [--seed S] [--batch B] [--ids] "
                         "[--logits FILE.npy] [--warmup]\n"
                         "  MODEL: a Hugging Face directory or a GGUF file. Text in and out where the model has a "
-                        "vocabulary (GGUF: SentencePiece\n  'llama' or GPT-2 BPE 'gpt2' with pre-tokenizer llama-bpe or "
-                        "gpt-2; tokenizer.json: byte-level BPE), else ids. --temperature 0\n  (the default) is greedy; "
-                        "--batch B runs B copies of the prompt; --ids prints token ids; --warmup: an untimed prefill first.\n");
+                        "vocabulary (GGUF: SentencePiece\n  'llama', or GPT-2 BPE 'gpt2' with pre-tokenizer llama-bpe, "
+                        "gpt-2 or default; tokenizer.json: byte-level BPE),\n  else ids. --temperature 0 (the default) "
+                        "is greedy; --batch B runs B copies of the prompt; --ids prints token ids;\n  --warmup: an "
+                        "untimed prefill first.\n");
     char err[512] = "";
     llama_model *m = NULL;
     gen_run g = {0};

@@ -2,9 +2,11 @@
 sentences.txt (ASCII, punctuation, accents, combining marks, other scripts, CJK, emoji, numbers, code, control
 characters, whitespace runs) and the extra texts below (code, line breaks, contractions, long digit runs):
 - GPT-2 byte-level BPE: a small BPE trained in-process by `tokenizers` (BpeTrainer) with GPT-2's ByteLevel
-  pre-tokenizer, and with Llama 3's Split regex (ignore_merges, BOS by TemplateProcessing), each written as a GGUF
-  (gguf-py's GGUFWriter, as llama.cpp's converter writes tokens, types and merges) and as tokenizer.json: ids
-  identical to tokenizers' encode, text identical to its decode (and to the input);
+  pre-tokenizer, with Llama 3's Split regex (ignore_merges, BOS by TemplateProcessing) and with llama.cpp's
+  "default" expressions as isolated Splits, each written as a GGUF (gguf-py's GGUFWriter, as llama.cpp's converter
+  writes tokens, types and merges; tokenizer.ggml.pre gpt-2, llama-bpe, default) and, the first two, as
+  tokenizer.json: ids identical to tokenizers' encode (special tokens written in the text included), text identical
+  to its decode (and to the input);
 - SentencePiece: a tiny BPE model trained in-process by `sentencepiece` (byte fallback, identity normalization,
   with and without the dummy prefix) written into a GGUF as the converter writes it (tokens, scores, types): ids
   identical to sentencepiece's encode (BOS first), text identical to its decode;
@@ -26,6 +28,9 @@ from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, proce
 
 LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
           r"\s*[\r\n]+|\s+(?!\S)|\s+")
+# llama.cpp's "default" pre-tokenizer (llama-vocab.cpp): each expression splits the pieces of the one before.
+DEFAULT = [r"[\p{P}\$\+<=>\^~\|]+", r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)",
+           r"\p{N}+", r"[0-9][0-9][0-9]"]
 EXTRA = [
     "def f(x):\n    return x * 2\n\n\nprint(f(21))",
     "for (int i = 0; i < n; i++) {\n\tsum += a[i];\n}",
@@ -141,12 +146,16 @@ def compare_random(name, exe, model, n_vocab, decode, skip=()):
     return 0 if ok else 1
 
 
-def train_bpe(texts, llama3):
+def train_bpe(texts, pre):
+    """A byte-level BPE with the pre-tokenizer pre names in a GGUF: "gpt-2" (ByteLevel's own regex), "llama-bpe"
+    (Llama 3's Split, ignore_merges, BOS added) or "default" (llama.cpp's four expressions as isolated Splits)."""
+    llama3 = pre == "llama-bpe"
     tok = Tokenizer(models.BPE(ignore_merges=llama3))
-    if llama3:
-        tok.pre_tokenizer = pre_tokenizers.Sequence([
-            pre_tokenizers.Split(Regex(LLAMA3), behavior="isolated", invert=False),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    isolated = [pre_tokenizers.Split(Regex(r), behavior="isolated", invert=False)
+                for r in ([LLAMA3] if llama3 else DEFAULT if pre == "default" else [])]
+    if isolated:
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            isolated + [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     else:
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     tok.decoder = decoders.ByteLevel()
@@ -320,9 +329,8 @@ def main():
     print(f"{len(texts)} texts")
     bad = total = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for llama3 in (False, True):
-            tok = train_bpe(texts, llama3)
-            pre = "llama-bpe" if llama3 else "gpt-2"
+        for pre in ("gpt-2", "llama-bpe", "default"):
+            tok = train_bpe(texts, pre)
             path = pathlib.Path(tmp, f"bpe-{pre}.gguf")
             write_bpe_gguf(tok, path, pre)
             hf = pathlib.Path(tmp, f"hf-{pre}")
@@ -331,7 +339,8 @@ def main():
             (hf / "config.json").write_text(json.dumps({"eos_token_id": tok.token_to_id("<|end_of_text|>")}))
             enc = lambda t, tok=tok: tok.encode(t).ids
             dec = lambda ids, tok=tok: tok.decode(ids, skip_special_tokens=True)
-            for name, model in ((f"BPE {pre} GGUF", path), (f"BPE {pre} tokenizer.json", hf)):
+            models_ = [(f"BPE {pre} GGUF", path)] + ([(f"BPE {pre} tokenizer.json", hf)] if pre != "default" else [])
+            for name, model in models_:
                 bad += compare(name, exe, model, texts + SPECIAL, enc, dec, "encode-special")
                 bad += compare_random(name, exe, model, tok.get_vocab_size(), dec)
                 total += 2
