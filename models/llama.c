@@ -135,4 +135,25 @@ void llama_free(llama_model *m)
 int llama_vocab(const llama_model *m) { return m->cfg.vocab; }
 int llama_context(const llama_model *m) { return m->context; }
 int llama_position(const llama_model *m) { return m->pos; }
-void llama_reset(llama_model *m) { m->pos = 0; }
+void llama_reset(llama_model *m)
+{
+    m->pos = 0;
+    m->sample_step = 0;
+}
+
+wk_status llama_set_sampling(llama_model *m, const llama_sampling *s, char *err, size_t cap)
+{
+    if (!m || !s)
+        return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "llama_set_sampling: NULL argument");
+    if (!(s->temperature >= 0) || s->temperature > 1e30f)
+        return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "sampling: temperature %g is not a finite number >= 0",
+                       (double)s->temperature);
+    if (s->top_k < 0)
+        return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "sampling: top-k %lld is negative", (long long)s->top_k);
+    if (!(s->top_p >= 0 && s->top_p <= 1))
+        return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "sampling: top-p %g is outside [0, 1]", (double)s->top_p);
+    if (!(s->min_p >= 0 && s->min_p <= 1))
+        return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "sampling: min-p %g is outside [0, 1]", (double)s->min_p);
+    m->sampling = *s;
+    return WK_OK;
+}

@@ -32,12 +32,27 @@ void llama_free(llama_model *m); /* NULL is fine */
 int llama_vocab(const llama_model *m);
 int llama_context(const llama_model *m);
 int llama_position(const llama_model *m); /* tokens in the cache (the same for every sequence) */
-/* Empties the KV cache. */
+/* Empties the KV cache and restarts the sampling steps at 0. */
 void llama_reset(llama_model *m);
+
+/* How llama_forward picks each sequence's next token: wk_sample's rules (wick.h) over the last position's logits,
+ * on the device. All zero (the default) is greedy. Step k since llama_load or llama_reset draws with Philox offset
+ * k and row b with counter (k, b): the same seed and inputs give the same tokens, and the sequences of a batch draw
+ * apart. */
+typedef struct llama_sampling {
+    float temperature; /* >= 0; 0: greedy (the largest logit, the lowest id on ties) */
+    int64_t top_k;     /* >= 0; 0: every token */
+    float top_p;       /* in [0, 1]; 0 or 1: off */
+    float min_p;       /* in [0, 1]; 0: off */
+    uint64_t seed;
+} llama_sampling;
+/* WK_ERR_INVALID_ARGUMENT naming the value outside its range (nothing changed). */
+wk_status llama_set_sampling(llama_model *m, const llama_sampling *s, char *err, size_t cap);
 
 /* Appends n tokens of every sequence (ids: batch x n) to the cache. logits (may be NULL) gets f32 logits: of
  * every position (batch x n x vocab) when all_positions, else of the last (batch x vocab). next (may be NULL)
- * gets each sequence's greedy next token (argmax of its last position's logits, on the device). */
+ * gets each sequence's next token (llama_set_sampling's choice over its last position's logits, on the device;
+ * greedy unless set). */
 wk_status llama_forward(llama_model *m, const int32_t *ids, int n, bool all_positions, float *logits, int32_t *next,
                         char *err, size_t cap);
 

@@ -85,11 +85,27 @@ static wk_status make_step(wm_scope *sc, const llama_model *m, int n, llama_step
     return WK_OK;
 }
 
-/* x's positions (all, or the last) through the final norm and the lm head: f32 logits (B, rows, vocab) when
- * `logits` is not NULL, greedy ids (i64, B) of the last position when `next` is not NULL; new references. */
-static wk_status head(wm_scope *sc, const llama_model *m, const wk_tensor *x, int n, bool all, wk_tensor **logits,
-                      wk_tensor **next)
+wk_status llama_sample(const llama_model *m, const wk_tensor *last, wk_tensor **next)
 {
+    const llama_sampling *s = &m->sampling;
+    float top_p = s->top_p > 0 ? s->top_p : 1.0f;
+    wk_sample_params p = {.count = 1, .temperature = &s->temperature, .top_k = &s->top_k, .top_p = &top_p,
+                          .min_p = &s->min_p, .seed = &s->seed, .offset = m->sample_step};
+    wk_tensor *rows = NULL;
+    wk_status st = wk_squeeze(last, 1, &rows);
+    if (st == WK_OK)
+        st = wk_sample(rows, &p, NULL, next);
+    wk_tensor_release(rows);
+    return st;
+}
+
+/* x's positions (all, or the last) through the final norm and the lm head: f32 logits (B, rows, vocab) when
+ * `logits` is not NULL, the next ids (i64, B) of the last position when `next` is not NULL (the argmax when greedy
+ * or the sampling's temperature is 0, else llama_sample's draw); new references. */
+static wk_status head(wm_scope *sc, const llama_model *m, const wk_tensor *x, const llama_step *st, bool all,
+                      wk_tensor **logits, wk_tensor **next)
+{
+    int n = st->n;
     wk_tensor *h = NULL, *hn = NULL, *lg = NULL, *l32 = NULL, *last = NULL, *am = NULL;
     WM_TRACK(sc, &h, wk_narrow(x, 1, all ? 0 : n - 1, all ? n : 1, &h));
     WM_TRACK(sc, &hn, wk_rms_norm(h, m->out_norm, m->cfg.eps, &hn));
@@ -101,7 +117,10 @@ static wk_status head(wm_scope *sc, const llama_model *m, const wk_tensor *x, in
     }
     if (next) {
         WM_TRACK(sc, &last, wk_narrow(lg, 1, all ? n - 1 : 0, 1, &last));
-        WM_TRACK(sc, &am, wk_argmax(last, -1, false, &am));
+        if (!st->greedy && m->sampling.temperature > 0)
+            WM_TRACK(sc, &am, llama_sample(m, last, &am));
+        else
+            WM_TRACK(sc, &am, wk_argmax(last, -1, false, &am));
         wk_tensor_retain(am);
         *next = am;
     }
@@ -127,7 +146,7 @@ wk_status llama_step_run(llama_model *m, const wk_tensor *ids, const llama_step 
         x = y;
     }
     if (s == WK_OK && (s = wm_track(&sc, WK_OK, &x)) == WK_OK)
-        s = head(&sc, m, x, n, all, logits, next);
+        s = head(&sc, m, x, st, all, logits, next);
     else
         wk_tensor_release(x);
     wm_scope_end(&sc);
@@ -163,9 +182,12 @@ wk_status llama_forward(llama_model *m, const int32_t *ids, int n, bool all_posi
             return wm_fail(err, cap, WK_ERR_INVALID_ARGUMENT, "llama_forward: token id %d outside the vocabulary of %d",
                            ids[i], m->cfg.vocab);
     wk_status s = WK_ERR_UNSUPPORTED;
+    bool sampled = next && m->sampling.temperature > 0;
     if (n == 1 && (s = llama_decode_graph(m, ids, logits, next, err, cap)) != WK_ERR_UNSUPPORTED) {
-        if (s == WK_OK)
+        if (s == WK_OK) {
             m->pos += n;
+            m->sample_step += sampled;
+        }
         return s;
     }
     wm_scope sc = {.err = err, .cap = cap};
@@ -184,7 +206,9 @@ wk_status llama_forward(llama_model *m, const int32_t *ids, int n, bool all_posi
     wk_tensor_release(lt);
     wk_tensor_release(nt);
     wm_scope_end(&sc);
-    if (s == WK_OK)
+    if (s == WK_OK) {
         m->pos += n;
+        m->sample_step += sampled;
+    }
     return s;
 }

@@ -70,7 +70,7 @@ static wk_status capture(llama_model *m, llama_decoder *d, char *err, size_t cap
     wk_status s = wk_stream_begin_capture(d->stream);
     if (s != WK_OK)
         return s;
-    llama_step st = {.n = 1, .len_before = d->len_before, .len_after = d->len_after};
+    llama_step st = {.n = 1, .len_before = d->len_before, .len_after = d->len_after, .greedy = true};
     s = wk_index_select(m->cos, 0, d->pos, &st.cos);
     if (s == WK_OK)
         s = wk_index_select(m->sin, 0, d->pos, &st.sin);
@@ -135,12 +135,16 @@ wk_status llama_decode_graph(llama_model *m, const int32_t *ids, float *logits, 
         s = wk_tensor_write_async(d->len_after, d->host + 2 * B + 1, sizeof(int32_t) * (size_t)B);
     if (s == WK_OK)
         s = wk_graph_launch(d->graph, d->stream);
-    if (s != WK_OK)
+    wk_tensor *drawn = NULL; /* sampling: drawn after the replay, from its logits (the graph's draws would repeat) */
+    if (s == WK_OK && next && m->sampling.temperature > 0 && (s = llama_sample(m, d->logits, &drawn)) != WK_OK)
+        wm_fail(err, cap, s, "sampling: %s", wk_last_error());
+    else if (s != WK_OK)
         wm_fail(err, cap, s, "llama decode graph: %s", wk_last_error());
     else if (logits || next)
-        s = llama_step_read(m, d->logits, d->next, logits, next, err, cap);
+        s = llama_step_read(m, d->logits, drawn ? drawn : d->next, logits, next, err, cap);
     else if ((s = wk_stream_sync(d->stream)) != WK_OK)
         wm_fail(err, cap, s, "llama decode graph: %s", wk_last_error());
+    wk_tensor_release(drawn);
     wk_stream_set_current(m->dev, before);
     return s;
 }

@@ -29,12 +29,15 @@ struct llama_model {
     wk_tensor *cos, *sin;                    /* (context, head_dim / 2) rope tables */
     llama_layer *layer;
     struct llama_decoder *decoder; /* the decode step's graph (llama_graph.c), made at the first decode */
+    llama_sampling sampling;       /* temperature 0: greedy */
+    uint64_t sample_step;          /* the Philox offset of the next draw */
 };
 
 /* The positions of one step: the rope rows, and each sequence's length before and after it (device tensors). */
 typedef struct llama_step {
     wk_tensor *cos, *sin, *len_before, *len_after;
     int n;
+    bool greedy; /* next is the argmax whatever the sampling (the decode graph samples after each replay) */
 } llama_step;
 
 /* llama_forward.c: the step's ops for ids (B, n) i32 on the model's device: f32 logits (B, rows, vocab: every
@@ -42,6 +45,9 @@ typedef struct llama_step {
  * the host. */
 wk_status llama_step_run(llama_model *m, const wk_tensor *ids, const llama_step *st, bool all, wk_tensor **logits,
                          wk_tensor **next, char *err, size_t cap);
+/* Each sequence's next token drawn from last (B, 1, vocab) by m's sampling at step m->sample_step: i64 (B), a new
+ * reference (wk_last_error() says why on failure). */
+wk_status llama_sample(const llama_model *m, const wk_tensor *last, wk_tensor **next);
 wk_status llama_step_read(const llama_model *m, const wk_tensor *logits, const wk_tensor *next, float *lhost,
                           int32_t *nhost, char *err, size_t cap);
 /* llama_graph.c: one token per sequence through the decode graph, captured at the first call. WK_ERR_UNSUPPORTED

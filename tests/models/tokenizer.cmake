@@ -1,0 +1,28 @@
+# tests/models/tokenizer.cmake: models/'s tokenizer (tokenizer.h) and `wick generate`'s text and sampling:
+# py_tokenizer (tok_tool against tokenizers and sentencepiece, vocabularies trained in-process) and py_generate
+# (text prompts, sampling options, batch and their errors, on the tiny Llama with a vocabulary attached).
+if(TARGET wick_models)
+  add_executable(tok_tool ${CMAKE_CURRENT_SOURCE_DIR}/models/tok_tool.c)
+  target_compile_options(tok_tool PRIVATE ${WICK_WARNINGS})
+  target_compile_definitions(tok_tool PRIVATE _DEFAULT_SOURCE)
+  target_include_directories(tok_tool PRIVATE ${PROJECT_SOURCE_DIR}/models)
+  target_link_libraries(tok_tool PRIVATE wick_models wick_static PkgConfig::JANSSON)
+  if(EXISTS "${WICK_PYTHON}")
+    foreach(test py_tokenizer py_generate)
+      if(test STREQUAL py_tokenizer)
+        set(modules "tokenizers, sentencepiece, gguf")
+      else()
+        set(modules "tokenizers, gguf, safetensors")
+      endif()
+      execute_process(COMMAND ${WICK_PYTHON} -c "import ${modules}" RESULT_VARIABLE missing OUTPUT_QUIET ERROR_QUIET)
+      if(NOT missing EQUAL 0)
+        message(STATUS "${WICK_PYTHON} lacks one of ${modules} (scripts/py-env.sh): ${test} is not built")
+      elseif(test STREQUAL py_tokenizer)
+        wick_py_test(py_tokenizer ../models/test_tokenizer.py $<TARGET_FILE:tok_tool>
+                     ${CMAKE_CURRENT_SOURCE_DIR}/models/sentences.txt)
+      elseif(TARGET wick_cli)
+        wick_py_test(py_generate ../models/test_generate.py $<TARGET_FILE:wick_cli> $<TARGET_FILE:tok_tool>)
+      endif()
+    endforeach()
+  endif()
+endif()
