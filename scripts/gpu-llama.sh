@@ -35,17 +35,17 @@ if wanted wick; then
     for f in "$WORK"/model-*.gguf; do
         for dt in f16 bf16; do
             printf '%s %s: ' "$(basename "$f")" "$dt"
-            timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --device cuda:0 --dtype $dt --warmup \
+            timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --ids --device cuda:0 --dtype $dt --warmup \
                 2>&1 >/dev/null | tail -1
         done
         # the same decode without the replayed graph (models/llama_graph.c), for the comparison
         printf '%s f16, WICK_LLAMA_GRAPH=0: ' "$(basename "$f")"
-        WICK_LLAMA_GRAPH=0 timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --device cuda:0 \
+        WICK_LLAMA_GRAPH=0 timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --ids --device cuda:0 \
             --dtype f16 --warmup 2>&1 >/dev/null | tail -1
         case $f in *F16*) continue ;; esac
         # a quantized file with its matrices dequantized at load instead of wk_matmul_q
         printf '%s f16, WICK_LLAMA_QUANT=0: ' "$(basename "$f")"
-        WICK_LLAMA_QUANT=0 timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --device cuda:0 \
+        WICK_LLAMA_QUANT=0 timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --ids --device cuda:0 \
             --dtype f16 --warmup 2>&1 >/dev/null | tail -1
     done
 fi
