@@ -1,10 +1,8 @@
 /* attention.c: the GPU's attention and kv_append slots: lengths and block ids checked on the device (the fault
  * record), then the fused kernel, split over keys with a merge when the items are too few: on tensor cores
  * (kernels/attention_mma.cu) where the device and the problem allow it, else the scalar one (kernels/attention.cu).
- * Decode (a few queries) runs on the vector kernel (kernels/attention_vec.cu) where it applies.
- * WICK_ATTENTION_KERNEL=scalar forces the scalar kernels (the tests run the case table both ways); =mma puts decode
- * on the tensor-core kernel instead of the vector one; =mma_v1 runs prefill on the earlier single-buffered
- * tensor-core kernel (attn_mma_prefill_v1), for comparison. Prefill (more than
+ * WICK_ATTENTION_KERNEL=scalar forces the scalar kernels (the tests run the case table both ways); =mma_v1 runs
+ * prefill on the earlier single-buffered tensor-core kernel (attn_mma_prefill_v1), for comparison. Prefill (more than
  * AM_DECODE_ROWS queries) may instead run on the DNN library's fused attention (gpu.h), chosen per shape by timing
  * both once (library_mode: =own never, =cudnn always where it takes the case). */
 #include <stdint.h>
@@ -17,8 +15,6 @@
 #define AT_MIN_SPLIT 4     /* key tiles a split holds at least */
 #define AM_BLOCKS_PER_SM 2 /* attn_mma_decode blocks an SM holds at once (about 240 registers a thread on sm_90) */
 #define AM_DECODE_ROWS 16  /* at most this many queries: the decode kernel (a group's heads share each key tile) */
-#define AV_TK 64           /* the vector decode kernel's keys a split holds, in units of AT_MIN_SPLIT */
-#define AV_BLOCKS_PER_SM 2 /* attn_vec_decode blocks an SM holds at once (184 to 255 registers a thread on sm_90) */
 
 static void strides4(const wk_tensor *t, int64_t s[4])
 {
@@ -128,27 +124,9 @@ static int mma_slot(wk_gpu_dev *d, const wk_attn *a, const wk_gpu_attn_args *q)
     return wk_gpu_kernel_present(d, set, qt->dtype, slot, 0) ? slot : -1;
 }
 
-/* The vector decode kernel's rows slot (kernels/attention_vec.h: 0 for 4 rows an item, 1 for 8), or -1 where it
- * does not serve the call: not forced off (WICK_ATTENTION_KERNEL=scalar or mma), a few queries, no bias, ALiBi or
- * soft-cap, D == Dv with D * element size 128, 256 or 512 bytes (8, 16 or 32 lanes a key), k and v by 16-byte
- * vectors, and the kernel in this build. */
-static int vec_slot(wk_gpu_dev *d, const wk_attn *a, const wk_gpu_attn_args *q)
-{
-    const char *force = getenv("WICK_ATTENTION_KERNEL");
-    int64_t bytes = q->d * (int64_t)wk_dtype_size(a->q->dtype), rows = q->group * q->sq;
-    if ((force && (strcmp(force, "scalar") == 0 || strcmp(force, "mma") == 0)) || q->sq > AM_DECODE_ROWS)
-        return -1;
-    if (a->bias || a->alibi || a->softcap > 0 || q->d != q->dv || (bytes != 128 && bytes != 256 && bytes != 512))
-        return -1;
-    if (q->vec != (AT_VEC_K | AT_VEC_V))
-        return -1;
-    int slot = rows <= 4 ? 0 : 1;
-    return wk_gpu_kernel_present(d, WK_KS_attn_vec_decode, a->q->dtype, slot, 0) ? slot : -1;
-}
-
-/* The fused kernel (mma: the tensor-core set, decode or prefill, in head-dim slot ds; vs >= 0: the vector decode
- * kernel in rows slot vs), and the merge when the keys are split (partial results in stream-ordered scratch). */
-static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds, int vs)
+/* The fused kernel (mma: the tensor-core set, decode or prefill, in head-dim slot ds), and the merge when the
+ * keys are split (partial results in stream-ordered scratch). */
+static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds)
 {
     if (q->items > 0x7fffffff)
         return wk_error(WK_ERR_UNSUPPORTED, "attention: %lld work items exceed the grid", (long long)q->items);
@@ -163,9 +141,8 @@ static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds, in
         WK_TRY(wk_gpu_malloc(d, sizeof(float) * (size_t)(q->items * q->splits * AT_ROWS * (q->dv + 2)), &part));
         q->part = part;
     }
-    wk_status s = vs >= 0   ? WK_GPU_LAUNCH(d, attn_vec_decode, dt, vs, 0, grid, block, 0, *q)
-                  : ds >= 0 ? WK_GPU_LAUNCH(d, attn_mma_decode, dt, ds, 0, grid, block, 0, *q)
-                            : WK_GPU_LAUNCH(d, attn_fwd, dt, 0, 0, grid, block, 0, *q);
+    wk_status s = ds >= 0 ? WK_GPU_LAUNCH(d, attn_mma_decode, dt, ds, 0, grid, block, 0, *q)
+                          : WK_GPU_LAUNCH(d, attn_fwd, dt, 0, 0, grid, block, 0, *q);
     wk_gpu_dim mgrid = {(unsigned)q->items, 1, 1};
     if (s == WK_OK && q->splits > 1)
         s = WK_GPU_LAUNCH(d, attn_merge, dt, 0, 0, mgrid, block, 0, *q);
@@ -207,19 +184,13 @@ static wk_status own_attention(wk_gpu_dev *d, const wk_attn *a)
     q.vec = (vec16(k) ? AT_VEC_K : 0) | (vec16(v) ? AT_VEC_V : 0);
     cache_args(&q, a->seq_lens, a->block_table, a->block_size, k->shape[0], d, WK_GPU_FAULT_ATTENTION);
     WK_TRY(check_cache(d, &q, a->skv, 0));
-    q.group = q.hq / q.hkv;
-    int vs = vec_slot(d, a, &q), ds = vs >= 0 ? -1 : mma_slot(d, a, &q);
-    if (vs >= 0) {
-        plan(&q, vs == 0 ? 4 : AV_MAX_ROWS);
-        plan_splits(d, &q, AV_TK, AV_BLOCKS_PER_SM);
-        return run(d, &q, qt->dtype, -1, vs);
-    }
+    int ds = mma_slot(d, a, &q);
     plan(&q, ds >= 0 && q.sq > AM_DECODE_ROWS ? AM_ROWS : AT_ROWS);
     if (ds < 0)
         plan_splits(d, &q, q.tk, AT_BLOCKS_PER_SM);
     else if (q.sq <= AM_DECODE_ROWS)
         plan_splits(d, &q, AM_TK, AM_BLOCKS_PER_SM);
-    return run(d, &q, qt->dtype, ds, -1);
+    return run(d, &q, qt->dtype, ds);
 }
 
 /* ---------------------------------------------------------------- the DNN library's fused attention, or ours */

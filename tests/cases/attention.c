@@ -278,14 +278,6 @@ static void cases(wkt_list *l)
     add(l, "attention", WK_F16, WKT_CONTIG, (attn_spec){1, 32, 1, 1, 5000, 64, 64, .flags = ATTN_LSE});
     add(l, "attention", WK_BF16, WKT_CONTIG,
         (attn_spec){2, 8, 2, 2, 3000, 64, 64, .flags = ATTN_WINDOW | ATTN_LSE, .wl = 500, .wr = 0});
-    /* the vector decode kernel (GPU): 8, 16 and 32 lanes a key (f16 D 64, bf16 D 256, f32 D 128), 4 and 8 rows an
-     * item (GQA 4 x 1 query, MQA 8 x 1, 4 x 2), keys not a multiple of its rounds, a window, paged */
-    add(l, "attention", WK_F16, WKT_CONTIG, (attn_spec){2, 8, 1, 1, 333, 64, 64, .flags = ATTN_LSE});
-    add(l, "attention", WK_BF16, WKT_CONTIG, (attn_spec){1, 8, 2, 2, 517, 256, 256, .flags = ATTN_CAUSAL | ATTN_LSE});
-    add(l, "attention", WK_F32, WKT_CONTIG,
-        (attn_spec){2, 4, 1, 1, 1029, 128, 128, .flags = ATTN_WINDOW | ATTN_LENS, .wl = 300, .wr = 0});
-    add(l, "attention", WK_BF16, WKT_CONTIG,
-        (attn_spec){3, 8, 2, 1, 704, 128, 128, .flags = ATTN_LENS | ATTN_LSE, .block = 16});
     /* cuDNN's fused attention (GPU; WICK_ATTENTION_KERNEL=cudnn runs these on it): f16/bf16 prefill without bias,
      * lengths or windows but causal, Skv >= Sq: square and bottom-right causal, GQA, odd sizes, D 96 and 256, lse
      * or none, BSHD views */

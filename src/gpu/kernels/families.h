@@ -5,7 +5,6 @@
 
 #include "attention.h"
 #include "attention_mma.h"
-#include "attention_vec.h"
 #include "binary.h"
 #include "cast.h"
 #include "conv.h"
@@ -31,7 +30,7 @@
 #include "upsample.h"
 
 #define WK_GPU_KERNEL_SETS(X)                                                                                     \
-    WK_ATTENTION_KERNELS(X) WK_ATTENTION_MMA_KERNELS(X) WK_ATTENTION_VEC_KERNELS(X) WK_BINARY_KERNELS(X) WK_CAST_KERNELS(X)                    \
+    WK_ATTENTION_KERNELS(X) WK_ATTENTION_MMA_KERNELS(X) WK_BINARY_KERNELS(X) WK_CAST_KERNELS(X)                    \
     WK_CONV_KERNELS(X) WK_COPY_KERNELS(X) WK_GEMV_KERNELS(X) WK_INDEX_KERNELS(X) WK_MASK_KERNELS(X) WK_MATMUL_Q_KERNELS(X)            \
     WK_NORM_KERNELS(X) WK_POOL_KERNELS(X) WK_PROBE_KERNELS(X) WK_QUANT_KERNELS(X) WK_RAND_KERNELS(X)               \
     WK_REDUCE_KERNELS(X) WK_REORDER_KERNELS(X) WK_ROPE_KERNELS(X) WK_SAMPLE_KERNELS(X) WK_SCAN_KERNELS(X)          \
