@@ -1,0 +1,170 @@
+/* matmul_q_x86.h: the x86 integer block dots on 256-bit vectors, written once and compiled per instruction set by
+ * matmul_q_x86.c, which defines MQ_T (the target attribute), MQ_F(name) (the set's names) and MQ_DPBUSD(acc, u, s)
+ * (acc's 8 int32 lanes + the sums of 4 products of unsigned bytes u and signed bytes s: maddubs + madd on AVX2,
+ * vpdpbusd with VNNI). AVX2's maddubs saturates pair sums at 32767: every u here is at most 128 (|w| of Q8_0, 6-bit
+ * levels, |IQ4_NL level|) against |s| <= 127, so no pair reaches it. Include-once guards are absent on purpose. */
+
+/* The 16-bit value at p as f32 (F16C). */
+MQ_T static inline float MQ_F(f16)(const uint8_t *p) { return _cvtsh_ss((unsigned short)(p[0] | (p[1] << 8))); }
+
+MQ_T static inline float MQ_F(hsum)(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+/* 32 nibbles (16 bytes at p: the low nibbles are elements 0-15, the high ones 16-31) as 32 bytes. */
+MQ_T static inline __m256i MQ_F(nib32)(const uint8_t *p)
+{
+    __m128i q = _mm_loadu_si128((const __m128i *)p);
+    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(q, 4), q), _mm256_set1_epi8(15));
+}
+
+/* The 32 bits at p as 32 bytes of 16 (bit set) or 0: Q5_0 / Q5_1's fifth bits. */
+MQ_T static inline __m256i MQ_F(bits32)(const uint8_t *p)
+{
+    uint32_t v = wk_q_u32(p);
+    const __m256i spread = _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0);
+    __m256i b = _mm256_shuffle_epi8(_mm256_set1_epi32((int)v), spread);
+    b = _mm256_or_si256(b, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe));
+    return _mm256_and_si256(_mm256_cmpeq_epi8(b, _mm256_set1_epi64x(-1)), _mm256_set1_epi8(16));
+}
+
+/* One 32-block of Q4_0 / Q4_1 / Q5_0 / Q5_1 / IQ4_NL (qi a constant at each call) times x's block, into acc; the
+ * minimum's term into *mn. */
+MQ_T static inline __m256 MQ_F(step32)(int qi, const uint8_t *b, const wk_mq_x32 *x, __m256 acc, float *mn)
+{
+    __m256i xv = _mm256_loadu_si256((const __m256i *)x->q), p;
+    if (qi == WK_QI_Q8_0) {
+        __m256i wv = _mm256_loadu_si256((const __m256i *)(b + 2));
+        p = MQ_DPBUSD(_mm256_setzero_si256(), _mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
+    } else if (qi == WK_QI_IQ4_NL) {
+        const __m256i lv = _mm256_setr_epi8(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
+                                            -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
+        __m256i wv = _mm256_shuffle_epi8(lv, MQ_F(nib32)(b + 2));
+        p = MQ_DPBUSD(_mm256_setzero_si256(), _mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
+    } else {
+        int at = qi == WK_QI_Q4_1 ? 4 : qi == WK_QI_Q5_0 ? 6 : qi == WK_QI_Q5_1 ? 8 : 2;
+        int off = qi == WK_QI_Q4_0 ? 8 : qi == WK_QI_Q5_0 ? 16 : 0;
+        __m256i wv = MQ_F(nib32)(b + at);
+        if (qi == WK_QI_Q5_0 || qi == WK_QI_Q5_1)
+            wv = _mm256_or_si256(wv, MQ_F(bits32)(b + at - 4));
+        p = MQ_DPBUSD(_mm256_setr_epi32(-off * x->sum, 0, 0, 0, 0, 0, 0, 0), wv, xv);
+    }
+    if (qi == WK_QI_Q4_1 || qi == WK_QI_Q5_1)
+        *mn += MQ_F(f16)(b + 2) * x->d * (float)x->sum;
+    return _mm256_fmadd_ps(_mm256_set1_ps(MQ_F(f16)(b) * x->d), _mm256_cvtepi32_ps(p), acc);
+}
+
+/* The 32-block dots, two blocks a step into two accumulators. */
+#define MQ_DOT32(name, QI)                                                                                       \
+    MQ_T static float MQ_F(name)(const uint8_t *w, const void *xq, int64_t nb)                                   \
+    {                                                                                                            \
+        const wk_mq_x32 *x = xq;                                                                                 \
+        const int bytes = wk_qi_bytes(QI);                                                                       \
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();                                               \
+        float mn = 0;                                                                                            \
+        int64_t b = 0;                                                                                           \
+        for (; b + 2 <= nb; b += 2) {                                                                            \
+            a0 = MQ_F(step32)((QI), w + b * bytes, x + b, a0, &mn);                                              \
+            a1 = MQ_F(step32)((QI), w + (b + 1) * bytes, x + b + 1, a1, &mn);                                    \
+        }                                                                                                        \
+        if (b < nb)                                                                                              \
+            a0 = MQ_F(step32)((QI), w + b * bytes, x + b, a0, &mn);                                              \
+        return MQ_F(hsum)(_mm256_add_ps(a0, a1)) + mn;                                                           \
+    }
+MQ_DOT32(dot_q4_0, WK_QI_Q4_0)
+MQ_DOT32(dot_q4_1, WK_QI_Q4_1)
+MQ_DOT32(dot_q5_0, WK_QI_Q5_0)
+MQ_DOT32(dot_q5_1, WK_QI_Q5_1)
+MQ_DOT32(dot_q8_0, WK_QI_Q8_0)
+MQ_DOT32(dot_iq4_nl, WK_QI_IQ4_NL)
+#undef MQ_DOT32
+
+/* Unsigned levels u (at most 63) times x's q, pairs summed and scaled by the 16-bit lanes of sc, into int32 lanes. */
+MQ_T static inline __m256i MQ_F(scaled)(__m256i u, const int8_t *xq, __m256i sc)
+{
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, _mm256_loadu_si256((const __m256i *)xq)), sc);
+}
+
+/* Q4_K / Q5_K (qi a constant at each call): d * sum_s sc_s (q . x over sub-block s) - dmin * sum_s m_s sum(x's q). */
+MQ_T static inline float MQ_F(dot_q45_k)(int qi, const uint8_t *w, const wk_mq_x256 *x, int64_t nb)
+{
+    const int bytes = wk_qi_bytes(qi), qs_at = qi == WK_QI_Q4_K ? 16 : 48;
+    const __m256i m4 = _mm256_set1_epi8(15);
+    __m256 acc = _mm256_setzero_ps();
+    float mins = 0;
+    for (int64_t b = 0; b < nb; b++, w += bytes, x++) {
+        __m256i sum = _mm256_setzero_si256(), hv = _mm256_loadu_si256((const __m256i *)(w + 16));
+        int32_t sum_m = 0;
+        for (int c = 0; c < 4; c++) {
+            unsigned sc0, m0, sc1, m1;
+            wk_q_scale_min_k4(w + 4, 2 * c, &sc0, &m0);
+            wk_q_scale_min_k4(w + 4, 2 * c + 1, &sc1, &m1);
+            __m256i q = _mm256_loadu_si256((const __m256i *)(w + qs_at + 32 * c));
+            __m256i lo = _mm256_and_si256(q, m4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+            if (qi == WK_QI_Q5_K) {
+                __m256i b0 = _mm256_set1_epi8((char)(1 << (2 * c))), b1 = _mm256_set1_epi8((char)(2 << (2 * c)));
+                __m256i sixteen = _mm256_set1_epi8(16);
+                lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hv, b0), b0), sixteen));
+                hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hv, b1), b1), sixteen));
+            }
+            sum = _mm256_add_epi32(sum, MQ_F(scaled)(lo, x->q + 64 * c, _mm256_set1_epi16((short)sc0)));
+            sum = _mm256_add_epi32(sum, MQ_F(scaled)(hi, x->q + 64 * c + 32, _mm256_set1_epi16((short)sc1)));
+            sum_m += (int32_t)m0 * (x->bsum[4 * c] + x->bsum[4 * c + 1]) +
+                     (int32_t)m1 * (x->bsum[4 * c + 2] + x->bsum[4 * c + 3]);
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(MQ_F(f16)(w) * x->d), _mm256_cvtepi32_ps(sum), acc);
+        mins += MQ_F(f16)(w + 2) * x->d * (float)sum_m;
+    }
+    return MQ_F(hsum)(acc) - mins;
+}
+MQ_T static float MQ_F(dot_q4_k)(const uint8_t *w, const void *xq, int64_t nb)
+{
+    return MQ_F(dot_q45_k)(WK_QI_Q4_K, w, xq, nb);
+}
+MQ_T static float MQ_F(dot_q5_k)(const uint8_t *w, const void *xq, int64_t nb)
+{
+    return MQ_F(dot_q45_k)(WK_QI_Q5_K, w, xq, nb);
+}
+
+/* Q6_K: d * sum_g sc_g * ((6-bit q - 32) . x over group g of 16); each 32 values span two groups. */
+MQ_T static float MQ_F(dot_q6_k)(const uint8_t *w, const void *xq, int64_t nb)
+{
+    const wk_mq_x256 *x = xq;
+    const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; b++, w += 210, x++) {
+        const int8_t *sc = (const int8_t *)(w + 192);
+        __m256i sum = _mm256_setzero_si256();
+        int32_t off = 0;
+        for (int g = 0; g < 16; g++)
+            off += sc[g] * x->bsum[g];
+        for (int h = 0; h < 2; h++) {
+            const uint8_t *ql = w + 64 * h;
+            __m256i l0 = _mm256_loadu_si256((const __m256i *)ql), l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
+            __m256i qh = _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h)), q[4];
+            q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), m30));
+            q[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), m30));
+            q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(qh, m30));
+            q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                   _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
+            for (int k = 0; k < 4; k++) {
+                int g = 8 * h + 2 * k;
+                __m256i s = _mm256_set_m128i(_mm_set1_epi16(sc[g + 1]), _mm_set1_epi16(sc[g]));
+                sum = _mm256_add_epi32(sum, MQ_F(scaled)(q[k], x->q + 128 * h + 32 * k, s));
+            }
+        }
+        sum = _mm256_sub_epi32(sum, _mm256_setr_epi32(32 * off, 0, 0, 0, 0, 0, 0, 0));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(MQ_F(f16)(w + 208) * x->d), _mm256_cvtepi32_ps(sum), acc);
+    }
+    return MQ_F(hsum)(acc);
+}
+
+static const wk_mq_kernels MQ_F(kernels) = {
+    .name = MQ_NAME,
+    .dot = {[WK_QI_Q4_0] = MQ_F(dot_q4_0), [WK_QI_Q4_1] = MQ_F(dot_q4_1), [WK_QI_Q5_0] = MQ_F(dot_q5_0),
+            [WK_QI_Q5_1] = MQ_F(dot_q5_1), [WK_QI_Q8_0] = MQ_F(dot_q8_0), [WK_QI_Q4_K] = MQ_F(dot_q4_k),
+            [WK_QI_Q5_K] = MQ_F(dot_q5_k), [WK_QI_Q6_K] = MQ_F(dot_q6_k), [WK_QI_IQ4_NL] = MQ_F(dot_iq4_nl)},
+};
