@@ -22,6 +22,7 @@ typedef struct mq_job {
     void *out;       /* (M, N) of dt; the sgemm path: its decoded slice (rows, K) f32 */
     const uint8_t *xq; /* the integer path: x's rows quantized, x_bytes apart */
     wk_mq_dot_fn dot;
+    wk_mq_dot8_fn dot8;
     int64_t x_bytes;
     wk_dtype dt;
     int64_t M, N, K, row_bytes, n0;
@@ -77,14 +78,23 @@ static void direct_tiles(void *ctx, int64_t begin, int64_t end)
     free(wt);
 }
 
-/* Rows [begin, end) of w by the integer dots, against every quantized row of x. */
+/* Groups [begin, end) of 8 rows of w by the integer dots (8 rows at once where the kernels have it), against every
+ * quantized row of x. */
 static void int_rows(void *ctx, int64_t begin, int64_t end)
 {
     mq_job *j = ctx;
-    int64_t nb = j->K / j->bs;
-    for (int64_t n = begin; n < end; n++)
-        for (int64_t m = 0; m < j->M; m++)
-            wk_cpu_st_float(j->dt, j->out, m * j->N + n, j->dot(j->w + n * j->row_bytes, j->xq + m * j->x_bytes, nb));
+    int64_t nb = j->K / j->bs, last = end * 8 < j->N ? end * 8 : j->N;
+    float v[8];
+    for (int64_t n = begin * 8; n < last; n += 8)
+        for (int64_t m = 0; m < j->M; m++) {
+            const uint8_t *xq = j->xq + m * j->x_bytes;
+            int rows = last - n < 8 ? (int)(last - n) : 8;
+            if (j->dot8 && rows == 8)
+                j->dot8(j->w + n * j->row_bytes, j->row_bytes, xq, nb, v);
+            for (int r = 0; r < rows; r++)
+                wk_cpu_st_float(j->dt, j->out, m * j->N + n + r,
+                                j->dot8 && rows == 8 ? v[r] : j->dot(j->w + (n + r) * j->row_bytes, xq, nb));
+        }
 }
 
 /* The integer path, when w's type has one and M is small: false (nothing written) when x holds NaN or infinity, or
@@ -93,6 +103,7 @@ static bool int_path(mq_job *j)
 {
     const wk_mq_kernels *k = wk_mq_kernels_best();
     j->dot = k->dot[j->qi] ? k->dot[j->qi] : wk_mq_kernels_of(WK_MQ_PORTABLE)->dot[j->qi];
+    j->dot8 = k->dot[j->qi] ? k->dot8[j->qi] : NULL;
     if (!j->dot || j->M > MQ_INT_M)
         return false;
     j->x_bytes = wk_mq_x_bytes(j->K, j->bs);
@@ -102,7 +113,7 @@ static bool int_path(mq_job *j)
         ok = wk_mq_quantize_x(j->x + m * j->K, j->K, j->bs, xq + m * j->x_bytes);
     if (ok) {
         j->xq = xq;
-        wk_cpu_parallel_for(j->N, WK_CPU_GRAIN / (j->K * j->M + 1) + 1, int_rows, j);
+        wk_cpu_parallel_for((j->N + 7) / 8, WK_CPU_GRAIN / (8 * j->K * j->M + 1) + 1, int_rows, j);
     }
     free(xq);
     return ok;

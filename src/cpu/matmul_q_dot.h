@@ -30,10 +30,14 @@ enum wk_mq_isa { WK_MQ_PORTABLE, WK_MQ_AVX2, WK_MQ_AVXVNNI, WK_MQ_AVX512, WK_MQ_
  * wk_mq_x256 by the type's block size), in f32. */
 typedef float (*wk_mq_dot_fn)(const uint8_t *w, const void *xq, int64_t nb);
 
-/* One instruction set's dots by quant_blocks.h's index; NULL: the type has no integer path. */
+/* The same for 8 rows of w at once, row_bytes apart, into out[0..7]: the rows share x's loads and scales. */
+typedef void (*wk_mq_dot8_fn)(const uint8_t *w, int64_t row_bytes, const void *xq, int64_t nb, float *out);
+
+/* One instruction set's dots by quant_blocks.h's index; NULL: the type has no integer path (dot), or no 8-row one. */
 typedef struct wk_mq_kernels {
     const char *name;
     wk_mq_dot_fn dot[WK_QI_COUNT];
+    wk_mq_dot8_fn dot8[WK_QI_COUNT];
 } wk_mq_kernels;
 
 /* The kernels of instruction set isa, or NULL when this CPU (or this build) lacks it. */

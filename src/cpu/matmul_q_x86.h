@@ -82,6 +82,87 @@ MQ_DOT32(dot_q8_0, WK_QI_Q8_0)
 MQ_DOT32(dot_iq4_nl, WK_QI_IQ4_NL)
 #undef MQ_DOT32
 
+/* One block of Q4_0 / Q5_0 / Q8_0 / IQ4_NL (qi a constant at each call) against x's 32 values xv: int32 lanes whose sum
+ * is the block's integer dot, less what MQ_OFF8 and MQ_HI16 say. */
+MQ_T static inline __m256i MQ_F(block8)(int qi, const uint8_t *blk, __m256i xv)
+{
+    if (qi == WK_QI_Q8_0 && MQ_VNNI) /* w + 128 as unsigned bytes: MQ_OFF8 takes 128 x's sum off */
+        return MQ_DPBUSD(_mm256_setzero_si256(),
+                         _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(blk + 2)), _mm256_set1_epi8(-128)), xv);
+    if (qi == WK_QI_Q8_0) {
+        __m256i wv = _mm256_loadu_si256((const __m256i *)(blk + 2));
+        return MQ_DPBUSD(_mm256_setzero_si256(), _mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
+    }
+    __m256i nib = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(blk + (qi == WK_QI_Q5_0 ? 6 : 2))));
+    if (qi == WK_QI_Q4_0 && MQ_VNNI) /* the high nibbles in place, 16 times their value: MQ_HI16 */
+        return MQ_DPBUSD(_mm256_setzero_si256(), _mm256_and_si256(nib, _mm256_setr_epi64x(0x0f0f0f0f0f0f0f0f,
+                         0x0f0f0f0f0f0f0f0f, (int64_t)0xf0f0f0f0f0f0f0f0u, (int64_t)0xf0f0f0f0f0f0f0f0u)), xv);
+    nib = _mm256_and_si256(_mm256_srlv_epi32(nib, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)), _mm256_set1_epi8(15));
+    if (qi == WK_QI_IQ4_NL) {
+        const __m256i lv = _mm256_setr_epi8(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
+                                            -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
+        __m256i wv = _mm256_shuffle_epi8(lv, nib);
+        return MQ_DPBUSD(_mm256_setzero_si256(), _mm256_abs_epi8(wv), _mm256_sign_epi8(xv, wv));
+    }
+    if (qi == WK_QI_Q5_0)
+        nib = _mm256_or_si256(nib, MQ_F(bits32)(blk + 2));
+    return MQ_DPBUSD(_mm256_setzero_si256(), nib, xv);
+}
+
+/* What block8 leaves to dot8_32: the offset times x's sum that every row's dot carries, and whether lanes 4-7 hold 16
+ * times their value (the high nibbles not shifted down: with VNNI, whose byte products do not saturate). */
+#define MQ_OFF8(qi) ((qi) == WK_QI_Q4_0 ? 8 : (qi) == WK_QI_Q5_0 ? 16 : (qi) == WK_QI_Q8_0 && MQ_VNNI ? 128 : 0)
+#define MQ_HI16(qi) ((qi) == WK_QI_Q4_0 && MQ_VNNI)
+
+/* 8 rows of Q4_0 / Q5_0 / Q8_0 / IQ4_NL against x's row, into out[0..7]: per block the rows' scales are gathered into
+ * one vector (times x's), each row's integer dot is converted and added with its scale, and the offsets (MQ_OFF8, the
+ * same for every row) go with the scale vector. The accumulators are named, not an array: gcc kept an array of them
+ * in memory. */
+MQ_T static inline void MQ_F(dot8_32)(int qi, const uint8_t *w, int64_t rb, const wk_mq_x32 *x, int64_t nb,
+                                      float *out)
+{
+    const int bytes = wk_qi_bytes(qi), off = MQ_OFF8(qi);
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, offs = a0;
+    for (int64_t b = 0; b < nb; b++, w += bytes, x++) {
+        uint16_t d[8];
+        for (int r = 0; r < 8; r++)
+            memcpy(&d[r], w + r * rb, 2);
+        float sc[8];
+        __m256 scv = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)d)), _mm256_set1_ps(x->d));
+        _mm256_storeu_ps(sc, scv);
+        if (off)
+            offs = _mm256_fmadd_ps(scv, _mm256_set1_ps((float)(-off * x->sum)), offs);
+        __m256i xv = _mm256_loadu_si256((const __m256i *)x->q);
+#define MQ_ROW(a, r) a = _mm256_fmadd_ps(_mm256_cvtepi32_ps(MQ_F(block8)(qi, w + (r) * rb, xv)), \
+                                         _mm256_broadcast_ss(sc + (r)), a)
+        MQ_ROW(a0, 0); MQ_ROW(a1, 1); MQ_ROW(a2, 2); MQ_ROW(a3, 3);
+        MQ_ROW(a4, 4); MQ_ROW(a5, 5); MQ_ROW(a6, 6); MQ_ROW(a7, 7);
+#undef MQ_ROW
+    }
+    if (MQ_HI16(qi)) {
+        const __m256 h = _mm256_setr_ps(1, 1, 1, 1, 0.0625f, 0.0625f, 0.0625f, 0.0625f);
+        a0 = _mm256_mul_ps(a0, h), a1 = _mm256_mul_ps(a1, h), a2 = _mm256_mul_ps(a2, h), a3 = _mm256_mul_ps(a3, h);
+        a4 = _mm256_mul_ps(a4, h), a5 = _mm256_mul_ps(a5, h), a6 = _mm256_mul_ps(a6, h), a7 = _mm256_mul_ps(a7, h);
+    }
+    float o[8];
+    _mm256_storeu_ps(o, offs);
+    out[0] = MQ_F(hsum)(a0) + o[0], out[1] = MQ_F(hsum)(a1) + o[1], out[2] = MQ_F(hsum)(a2) + o[2];
+    out[3] = MQ_F(hsum)(a3) + o[3], out[4] = MQ_F(hsum)(a4) + o[4], out[5] = MQ_F(hsum)(a5) + o[5];
+    out[6] = MQ_F(hsum)(a6) + o[6], out[7] = MQ_F(hsum)(a7) + o[7];
+}
+#define MQ_DOT8_32(name, QI)                                                                                     \
+    MQ_T static void MQ_F(name)(const uint8_t *w, int64_t rb, const void *xq, int64_t nb, float *out)            \
+    {                                                                                                            \
+        MQ_F(dot8_32)((QI), w, rb, xq, nb, out);                                                                 \
+    }
+MQ_DOT8_32(dot8_q4_0, WK_QI_Q4_0)
+MQ_DOT8_32(dot8_q5_0, WK_QI_Q5_0)
+MQ_DOT8_32(dot8_q8_0, WK_QI_Q8_0)
+MQ_DOT8_32(dot8_iq4_nl, WK_QI_IQ4_NL)
+#undef MQ_DOT8_32
+#undef MQ_OFF8
+#undef MQ_HI16
+
 /* Unsigned levels u (at most 63) times x's q, pairs summed and scaled by the 16-bit lanes of sc, into int32 lanes. */
 MQ_T static inline __m256i MQ_F(scaled)(__m256i u, const int8_t *xq, __m256i sc)
 {
@@ -167,4 +248,6 @@ static const wk_mq_kernels MQ_F(kernels) = {
     .dot = {[WK_QI_Q4_0] = MQ_F(dot_q4_0), [WK_QI_Q4_1] = MQ_F(dot_q4_1), [WK_QI_Q5_0] = MQ_F(dot_q5_0),
             [WK_QI_Q5_1] = MQ_F(dot_q5_1), [WK_QI_Q8_0] = MQ_F(dot_q8_0), [WK_QI_Q4_K] = MQ_F(dot_q4_k),
             [WK_QI_Q5_K] = MQ_F(dot_q5_k), [WK_QI_Q6_K] = MQ_F(dot_q6_k), [WK_QI_IQ4_NL] = MQ_F(dot_iq4_nl)},
+    .dot8 = {[WK_QI_Q4_0] = MQ_F(dot8_q4_0), [WK_QI_Q5_0] = MQ_F(dot8_q5_0), [WK_QI_Q8_0] = MQ_F(dot8_q8_0),
+             [WK_QI_IQ4_NL] = MQ_F(dot8_iq4_nl)},
 };

@@ -90,6 +90,40 @@ static void check_dot(const wk_mq_kernels *k, int qi, const uint8_t *w, const fl
           port);
 }
 
+/* The 8-row dots against the one-row dots of the same set, row by row (f32 sums in another order). */
+static void check_dot8(const wk_mq_kernels *k, wkt_rng *rng)
+{
+    static uint8_t w[8 * NB * WK_QBLOCK_MAX_BYTES];
+    static float x[MAXK];
+    static wk_mq_x256 xq[NB * 8];
+    for (int qi = 0; qi < WK_QI_COUNT; qi++) {
+        if (!k->dot8[qi])
+            continue;
+        int bs = wk_qi_block(qi), rb = NB * wk_qi_bytes(qi);
+        wkt_q_random_blocks(qi, 8 * NB, rng, w, 1.0, true);
+        for (int kind = 0; kind < 8; kind++) {
+            float v[8];
+            fill_x(rng, kind, bs, NB * bs, x);
+            wk_mq_quantize_x(x, NB * bs, bs, xq);
+            k->dot8[qi](w, rb, xq, NB, v);
+            for (int r = 0; r < 8; r++) {
+                double one = k->dot[qi](w + r * rb, xq, NB), mag = 0;
+                for (int b = 0; b < NB; b++) {
+                    const uint8_t *blk = w + r * rb + b * wk_qi_bytes(qi);
+                    double wmax = 128 * fabs(wk_q_f16(blk)), xsum = 0; /* the offsets' terms (to 128 |d|) */
+                    for (int j = 0; j < bs; j++) {
+                        wmax = fmax(wmax, fabs(wkt_q_ref_value(qi, blk, j)));
+                        xsum += fabs(x[b * bs + j]);
+                    }
+                    mag += wmax * xsum;
+                }
+                CHECK(fabs(v[r] - one) <= 1e-6 * mag + 1e-37, "%s type %d x kind %d row %d: 8 rows %.9g, one %.9g",
+                      k->name, qi, kind, r, v[r], one);
+            }
+        }
+    }
+}
+
 static void check_isa(const wk_mq_kernels *k, wkt_rng *rng)
 {
     static uint8_t w[4 * NB * WK_QBLOCK_MAX_BYTES];
@@ -111,6 +145,7 @@ static void check_isa(const wk_mq_kernels *k, wkt_rng *rng)
                 check_dot(k, qi, w + r * NB * wk_qi_bytes(qi), x[m], xq[m]);
         }
     }
+    check_dot8(k, rng);
     CHECK(tested >= 4 && k->dot[WK_QI_Q4_0] && k->dot[WK_QI_Q8_0] && k->dot[WK_QI_Q4_K] && k->dot[WK_QI_Q6_K],
           "%s: %d types, Llama's four not all among them", k->name, tested);
 }
