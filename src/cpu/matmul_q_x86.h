@@ -169,37 +169,55 @@ MQ_T static inline __m256i MQ_F(scaled)(__m256i u, const int8_t *xq, __m256i sc)
     return _mm256_madd_epi16(_mm256_maddubs_epi16(u, _mm256_loadu_si256((const __m256i *)xq)), sc);
 }
 
+/* The 16-bit lanes 2i, 2i+1 (of both halves) of v in every lane pair: a shuffle broadcasting a 16-bit scale. */
+MQ_T static inline __m256i MQ_F(pick16)(__m256i v, int i)
+{
+    return _mm256_shuffle_epi8(v, _mm256_set1_epi16((short)(0x0100 + 0x0202 * i)));
+}
+
+/* Q4_K / Q5_K's 12 scale bytes as 8 scales (bytes 0-7) and 8 minimums (bytes 8-15): get_scale_min_k4 four at a time. */
+MQ_T static inline __m128i MQ_F(scales_k4)(const uint8_t *q)
+{
+    uint32_t u[4];
+    memcpy(u, q, 12);
+    u[3] = ((u[2] >> 4) & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4);
+    uint32_t m03 = u[1] & 0x3f3f3f3fu;
+    u[1] = (u[2] & 0x0f0f0f0fu) | (((u[0] >> 6) & 0x03030303u) << 4);
+    u[2] = m03;
+    u[0] &= 0x3f3f3f3fu;
+    return _mm_setr_epi32((int)u[0], (int)u[1], (int)u[2], (int)u[3]);
+}
+
 /* Q4_K / Q5_K (qi a constant at each call): d * sum_s sc_s (q . x over sub-block s) - dmin * sum_s m_s sum(x's q). */
 MQ_T static inline float MQ_F(dot_q45_k)(int qi, const uint8_t *w, const wk_mq_x256 *x, int64_t nb)
 {
     const int bytes = wk_qi_bytes(qi), qs_at = qi == WK_QI_Q4_K ? 16 : 48;
-    const __m256i m4 = _mm256_set1_epi8(15);
+    const __m256i m4 = _mm256_set1_epi8(15), sixteen = _mm256_set1_epi8(16);
     __m256 acc = _mm256_setzero_ps();
-    float mins = 0;
+    __m128 accm = _mm_setzero_ps();
     for (int64_t b = 0; b < nb; b++, w += bytes, x++) {
+        __m256i ms = _mm256_cvtepu8_epi16(MQ_F(scales_k4)(w + 4)); /* 16-bit scales 0-7, minimums 8-15 */
+        __m256i sc = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(ms));
+        __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)x->bsum),
+                                       _mm_loadu_si128((const __m128i *)(x->bsum + 8)));
+        __m128i mins = _mm_madd_epi16(_mm256_extracti128_si256(ms, 1), pairs);
+        accm = _mm_fmadd_ps(_mm_set1_ps(MQ_F(f16)(w + 2) * x->d), _mm_cvtepi32_ps(mins), accm);
         __m256i sum = _mm256_setzero_si256(), hv = _mm256_loadu_si256((const __m256i *)(w + 16));
-        int32_t sum_m = 0;
         for (int c = 0; c < 4; c++) {
-            unsigned sc0, m0, sc1, m1;
-            wk_q_scale_min_k4(w + 4, 2 * c, &sc0, &m0);
-            wk_q_scale_min_k4(w + 4, 2 * c + 1, &sc1, &m1);
             __m256i q = _mm256_loadu_si256((const __m256i *)(w + qs_at + 32 * c));
             __m256i lo = _mm256_and_si256(q, m4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
             if (qi == WK_QI_Q5_K) {
                 __m256i b0 = _mm256_set1_epi8((char)(1 << (2 * c))), b1 = _mm256_set1_epi8((char)(2 << (2 * c)));
-                __m256i sixteen = _mm256_set1_epi8(16);
                 lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hv, b0), b0), sixteen));
                 hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hv, b1), b1), sixteen));
             }
-            sum = _mm256_add_epi32(sum, MQ_F(scaled)(lo, x->q + 64 * c, _mm256_set1_epi16((short)sc0)));
-            sum = _mm256_add_epi32(sum, MQ_F(scaled)(hi, x->q + 64 * c + 32, _mm256_set1_epi16((short)sc1)));
-            sum_m += (int32_t)m0 * (x->bsum[4 * c] + x->bsum[4 * c + 1]) +
-                     (int32_t)m1 * (x->bsum[4 * c + 2] + x->bsum[4 * c + 3]);
+            sum = _mm256_add_epi32(sum, MQ_F(scaled)(lo, x->q + 64 * c, MQ_F(pick16)(sc, 2 * c)));
+            sum = _mm256_add_epi32(sum, MQ_F(scaled)(hi, x->q + 64 * c + 32, MQ_F(pick16)(sc, 2 * c + 1)));
         }
         acc = _mm256_fmadd_ps(_mm256_set1_ps(MQ_F(f16)(w) * x->d), _mm256_cvtepi32_ps(sum), acc);
-        mins += MQ_F(f16)(w + 2) * x->d * (float)sum_m;
     }
-    return MQ_F(hsum)(acc) - mins;
+    __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
+    return MQ_F(hsum)(acc) - _mm_cvtss_f32(_mm_add_ss(m, _mm_movehdup_ps(m)));
 }
 MQ_T static float MQ_F(dot_q4_k)(const uint8_t *w, const void *xq, int64_t nb)
 {
@@ -210,18 +228,18 @@ MQ_T static float MQ_F(dot_q5_k)(const uint8_t *w, const void *xq, int64_t nb)
     return MQ_F(dot_q45_k)(WK_QI_Q5_K, w, xq, nb);
 }
 
-/* Q6_K: d * sum_g sc_g * ((6-bit q - 32) . x over group g of 16); each 32 values span two groups. */
+/* Q6_K: d * sum_g sc_g * ((6-bit q - 32) . x over group g of 16); each 32 values span two groups, whose scales a
+ * shuffle of the 16 scales (as 16-bit lanes, each half of the vector holding all 16 by then) picks. */
 MQ_T static float MQ_F(dot_q6_k)(const uint8_t *w, const void *xq, int64_t nb)
 {
     const wk_mq_x256 *x = xq;
     const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
     __m256 acc = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; b++, w += 210, x++) {
-        const int8_t *sc = (const int8_t *)(w + 192);
-        __m256i sum = _mm256_setzero_si256();
-        int32_t off = 0;
-        for (int g = 0; g < 16; g++)
-            off += sc[g] * x->bsum[g];
+        __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + 192)));
+        /* the offsets: 32 * sum_g sc_g * (x's q summed over g) */
+        __m256i sum = _mm256_slli_epi32(_mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i *)x->bsum)), 5);
+        sum = _mm256_sub_epi32(_mm256_setzero_si256(), sum);
         for (int h = 0; h < 2; h++) {
             const uint8_t *ql = w + 64 * h;
             __m256i l0 = _mm256_loadu_si256((const __m256i *)ql), l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
@@ -231,13 +249,16 @@ MQ_T static float MQ_F(dot_q6_k)(const uint8_t *w, const void *xq, int64_t nb)
             q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(qh, m30));
             q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                                    _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
+            /* this half's 8 scales in both halves of the vector, then each chunk's pair: g in the low, g+1 the high */
+            __m256i sh = _mm256_permute2x128_si256(sc16, sc16, h ? 0x11 : 0x00);
             for (int k = 0; k < 4; k++) {
-                int g = 8 * h + 2 * k;
-                __m256i s = _mm256_set_m128i(_mm_set1_epi16(sc[g + 1]), _mm_set1_epi16(sc[g]));
+                __m256i s = _mm256_shuffle_epi8(sh, _mm256_setr_epi8(4 * k, 4 * k + 1, 4 * k, 4 * k + 1, 4 * k,
+                    4 * k + 1, 4 * k, 4 * k + 1, 4 * k, 4 * k + 1, 4 * k, 4 * k + 1, 4 * k, 4 * k + 1, 4 * k, 4 * k + 1,
+                    4 * k + 2, 4 * k + 3, 4 * k + 2, 4 * k + 3, 4 * k + 2, 4 * k + 3, 4 * k + 2, 4 * k + 3, 4 * k + 2,
+                    4 * k + 3, 4 * k + 2, 4 * k + 3, 4 * k + 2, 4 * k + 3, 4 * k + 2, 4 * k + 3));
                 sum = _mm256_add_epi32(sum, MQ_F(scaled)(q[k], x->q + 128 * h + 32 * k, s));
             }
         }
-        sum = _mm256_sub_epi32(sum, _mm256_setr_epi32(32 * off, 0, 0, 0, 0, 0, 0, 0));
         acc = _mm256_fmadd_ps(_mm256_set1_ps(MQ_F(f16)(w + 208) * x->d), _mm256_cvtepi32_ps(sum), acc);
     }
     return MQ_F(hsum)(acc);
