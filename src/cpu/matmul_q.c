@@ -1,8 +1,8 @@
 /* matmul_q.c: the CPU's quantized matmul, out (M, N) = x (M, K) @ w^T, threaded over w's rows. Up to MQ_INT_M rows of
  * x (decode): x's rows quantized to 8-bit blocks once and dotted with w's blocks in integers (matmul_q_dot.h: SIMD
- * chosen by CPUID); the other types, and x holding NaN or infinity: w's rows decoded to f32 a few at a time
- * (core/quant_blocks.h's wk_q_value8, the GPU's decoder) and dotted with x's rows in f32; from MQ_BLAS_M rows of x
- * on, w decoded in bounded slices for OpenBLAS's sgemm. */
+ * chosen by CPUID; WICK_CPU_MATMUL_Q=f32 turns it off); the other types, and x holding NaN or infinity: w's rows
+ * decoded to f32 a few at a time (core/quant_blocks.h's wk_q_value8, the GPU's decoder) and dotted with x's rows in
+ * f32; from MQ_BLAS_M rows of x on, w decoded in bounded slices for OpenBLAS's sgemm. */
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -102,6 +102,8 @@ static void int_rows(void *ctx, int64_t begin, int64_t end)
 static bool int_path(mq_job *j)
 {
     const wk_mq_kernels *k = wk_mq_kernels_best();
+    if (!k)
+        return false;
     j->dot = k->dot[j->qi] ? k->dot[j->qi] : wk_mq_kernels_of(WK_MQ_PORTABLE)->dot[j->qi];
     j->dot8 = k->dot[j->qi] ? k->dot8[j->qi] : NULL;
     if (!j->dot || j->M > MQ_INT_M)

@@ -189,9 +189,13 @@ const wk_mq_kernels *wk_mq_kernels_of(int isa)
 static const wk_mq_kernels *chosen;
 static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;
 
-/* The best instruction set this CPU has, at most the one WICK_CPU_ISA names (unknown names: no cap). */
+/* The best instruction set this CPU has, at most the one WICK_CPU_ISA names (unknown names: no cap); none under
+ * WICK_CPU_MATMUL_Q=f32. */
 static void choose(void)
 {
+    const char *f32 = getenv("WICK_CPU_MATMUL_Q");
+    if (f32 && strcasecmp(f32, "f32") == 0)
+        return;
     static const char *const names[WK_MQ_ISA_COUNT] = {"portable", "avx2", "avxvnni", "avx512"};
     const char *env = getenv("WICK_CPU_ISA");
     int cap = WK_MQ_ISA_COUNT - 1;

@@ -42,7 +42,9 @@ typedef struct wk_mq_kernels {
 
 /* The kernels of instruction set isa, or NULL when this CPU (or this build) lacks it. */
 const wk_mq_kernels *wk_mq_kernels_of(int isa);
-/* The kernels in use: the best this CPU has, capped by WICK_CPU_ISA (read once). */
+/* The kernels in use: the best this CPU has, capped by WICK_CPU_ISA (read once); NULL under WICK_CPU_MATMUL_Q=f32,
+ * which keeps matmul_q on the float path (x unrounded, what gguf-py's dequantized weights give within f32's
+ * tolerance). */
 const wk_mq_kernels *wk_mq_kernels_best(void);
 
 /* Quantizes x's n values (n a multiple of the block size) into the blocks of xq: 32-element blocks when bs is 32,

@@ -39,11 +39,13 @@ static void reference(int qi, const uint8_t *blocks, int64_t off, const double *
         }
 }
 
-/* Whether this case takes the CPU's 8-bit path: the types with integer dots (cpu/matmul_q_dot.c), up to 8 rows. */
+/* Whether this case takes the CPU's 8-bit path: the types with integer dots (cpu/matmul_q_dot.c), up to 8 rows,
+ * unless WICK_CPU_MATMUL_Q=f32 keeps the CPU on the float path (then f32's tolerance holds). */
 static bool int8_path(wk_device *dev, int qi, int64_t M)
 {
     static const bool has_dot[WKT_NQT] = {1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0};
-    return strcmp(wk_device_name(dev), "cpu") == 0 && M <= 8 && has_dot[qi];
+    const char *mode = getenv("WICK_CPU_MATMUL_Q");
+    return strcmp(wk_device_name(dev), "cpu") == 0 && M <= 8 && has_dot[qi] && !(mode && strcmp(mode, "f32") == 0);
 }
 
 /* The 8-bit path's tolerance (the file's comment): the dtype's, plus 6 * sqrt(sum w^2 d^2 / 12) / |want|, d the

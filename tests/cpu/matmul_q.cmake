@@ -11,3 +11,9 @@ foreach(isa portable avx2 avxvnni avx512)
   set_tests_properties(test_parity_matmul_q_${isa} PROPERTIES ENVIRONMENT
     "WICK_CPU_ISA=${isa};WICK_BACKENDS=cpu;WICK_OP=matmul_q")
 endforeach()
+# WICK_CPU_MATMUL_Q=f32: no integer path; the matmul_q cases within f32's tolerance again.
+add_test(NAME test_matmul_q_isa_f32 COMMAND test_matmul_q_isa)
+set_tests_properties(test_matmul_q_isa_f32 PROPERTIES ENVIRONMENT "WICK_CPU_MATMUL_Q=f32")
+add_test(NAME test_parity_matmul_q_f32 COMMAND test_parity)
+set_tests_properties(test_parity_matmul_q_f32 PROPERTIES ENVIRONMENT
+  "WICK_CPU_MATMUL_Q=f32;WICK_BACKENDS=cpu;WICK_OP=matmul_q")

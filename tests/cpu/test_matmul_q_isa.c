@@ -165,7 +165,8 @@ static void check_refusals(void)
         }
 }
 
-/* WICK_CPU_ISA (as ctest sets it) caps the choice: the best set at most the one named that this CPU has. */
+/* WICK_CPU_ISA (as ctest sets it) caps the choice: the best set at most the one named that this CPU has; with
+ * WICK_CPU_MATMUL_Q=f32 there is none. */
 static void check_choice(void)
 {
     static const char *const names[WK_MQ_ISA_COUNT] = {"portable", "avx2", "avxvnni", "avx512"};
@@ -175,9 +176,15 @@ static void check_choice(void)
         cap = strcmp(env, names[i]) == 0 ? i : cap;
     for (int i = cap; i > WK_MQ_PORTABLE && want == WK_MQ_PORTABLE; i--)
         want = wk_mq_kernels_of(i) ? i : want;
-    CHECK(strcmp(wk_mq_kernels_best()->name, names[want]) == 0, "WICK_CPU_ISA=%s chose %s, want %s",
-          env ? env : "(unset)", wk_mq_kernels_best()->name, names[want]);
-    printf("WICK_CPU_ISA=%s: %s\n", env ? env : "(unset)", wk_mq_kernels_best()->name);
+    const char *mode = getenv("WICK_CPU_MATMUL_Q");
+    const wk_mq_kernels *k = wk_mq_kernels_best();
+    if (mode && strcmp(mode, "f32") == 0) {
+        CHECK(k == NULL, "WICK_CPU_MATMUL_Q=f32 chose %s, want none", k ? k->name : "");
+        return;
+    }
+    CHECK(k && strcmp(k->name, names[want]) == 0, "WICK_CPU_ISA=%s chose %s, want %s", env ? env : "(unset)",
+          k ? k->name : "none", names[want]);
+    printf("WICK_CPU_ISA=%s: %s\n", env ? env : "(unset)", k ? k->name : "none");
 }
 
 int main(void)
