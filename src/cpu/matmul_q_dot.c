@@ -96,16 +96,21 @@ MQ_PORTABLE_32(dot_q5_1, WK_QI_Q5_1)
 MQ_PORTABLE_32(dot_iq4_nl, WK_QI_IQ4_NL)
 #undef MQ_PORTABLE_32
 
+/* n signed bytes of w times x's q. */
+static int32_t isum8(const uint8_t *w, const int8_t *q, int n)
+{
+    int32_t s = 0;
+    for (int j = 0; j < n; j++)
+        s += (int8_t)w[j] * q[j];
+    return s;
+}
+
 static float dot_q8_0(const uint8_t *w, const void *xq, int64_t nb)
 {
     const wk_mq_x32 *x = xq;
     float acc = 0;
-    for (int64_t b = 0; b < nb; b++, w += 34) {
-        int32_t s = 0;
-        for (int j = 0; j < WK_QK; j++)
-            s += (int8_t)w[2 + j] * x[b].q[j];
-        acc += wk_q_f16(w) * x[b].d * (float)s;
-    }
+    for (int64_t b = 0; b < nb; b++, w += 34)
+        acc += wk_q_f16(w) * x[b].d * (float)isum8(w + 2, x[b].q, WK_QK);
     return acc;
 }
 
@@ -137,22 +142,27 @@ static float dot_q45_k(int qi, const uint8_t *w, const wk_mq_x256 *x, int64_t nb
 static float dot_q4_k(const uint8_t *w, const void *xq, int64_t nb) { return dot_q45_k(WK_QI_Q4_K, w, xq, nb); }
 static float dot_q5_k(const uint8_t *w, const void *xq, int64_t nb) { return dot_q45_k(WK_QI_Q5_K, w, xq, nb); }
 
-/* Q6_K: d * sum_g sc_g * ((w's 6-bit q - 32) . x's q over the 16 of group g). */
+/* Q6_K: d * sum_g sc_g * ((w's 6-bit q - 32) . x's q over the 16 of group g); each half of 128 values packs byte l
+ * of its low and high bits into values l, l + 32, l + 64, l + 96. */
 static float dot_q6_k(const uint8_t *w, const void *xq, int64_t nb)
 {
     const wk_mq_x256 *x = xq;
     float acc = 0;
     for (int64_t b = 0; b < nb; b++, w += 210) {
-        int32_t sum = 0;
-        for (int g = 0; g < 16; g++) {
-            int32_t t = 0;
-            for (int e = 16 * g; e < 16 * g + 16; e++) {
-                int h = e / 128, r = e % 128, ql = w[h * 64 + r % 64] >> (4 * (r / 64));
-                int q = (ql & 15) | (((w[128 + h * 32 + r % 32] >> (2 * (r / 32))) & 3) << 4);
-                t += q * x[b].q[e];
+        int32_t t[16] = {0}, sum = 0;
+        for (int h = 0; h < 2; h++) {
+            const uint8_t *ql = w + 64 * h, *qh = w + 128 + 32 * h;
+            const int8_t *q = x[b].q + 128 * h;
+            for (int l = 0; l < 32; l++) {
+                int g = 8 * h + l / 16;
+                t[g] += ((ql[l] & 15) | ((qh[l] & 3) << 4)) * q[l];
+                t[g + 2] += ((ql[l + 32] & 15) | (((qh[l] >> 2) & 3) << 4)) * q[l + 32];
+                t[g + 4] += ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) * q[l + 64];
+                t[g + 6] += ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) * q[l + 96];
             }
-            sum += (int8_t)w[192 + g] * (t - 32 * x[b].bsum[g]);
         }
+        for (int g = 0; g < 16; g++)
+            sum += (int8_t)w[192 + g] * (t[g] - 32 * x[b].bsum[g]);
         acc += wk_q_f16(w + 208) * x[b].d * (float)sum;
     }
     return acc;
@@ -162,12 +172,8 @@ static float dot_q8_k(const uint8_t *w, const void *xq, int64_t nb)
 {
     const wk_mq_x256 *x = xq;
     float acc = 0;
-    for (int64_t b = 0; b < nb; b++, w += 292) {
-        int32_t s = 0;
-        for (int j = 0; j < WK_QK_K; j++)
-            s += (int8_t)w[4 + j] * x[b].q[j];
-        acc += wk_bits_f32(wk_q_u32(w)) * x[b].d * (float)s;
-    }
+    for (int64_t b = 0; b < nb; b++, w += 292)
+        acc += wk_bits_f32(wk_q_u32(w)) * x[b].d * (float)isum8(w + 4, x[b].q, WK_QK_K);
     return acc;
 }
 
