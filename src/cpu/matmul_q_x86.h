@@ -250,7 +250,7 @@ MQ_T static float MQ_F(dot_q6_k)(const uint8_t *w, const void *xq, int64_t nb)
             q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                                    _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
             /* this half's 8 scales in both halves of the vector, then each chunk's pair: g in the low, g+1 the high */
-            __m256i sh = _mm256_permute2x128_si256(sc16, sc16, h ? 0x11 : 0x00);
+            __m256i sh = h ? _mm256_permute2x128_si256(sc16, sc16, 0x11) : _mm256_permute2x128_si256(sc16, sc16, 0);
             for (int k = 0; k < 4; k++) {
                 __m256i s = _mm256_shuffle_epi8(sh, _mm256_setr_epi8(4 * k, 4 * k + 1, 4 * k, 4 * k + 1, 4 * k,
                     4 * k + 1, 4 * k, 4 * k + 1, 4 * k, 4 * k + 1, 4 * k, 4 * k + 1, 4 * k, 4 * k + 1, 4 * k, 4 * k + 1,
