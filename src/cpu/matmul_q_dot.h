@@ -8,8 +8,8 @@
 
 #include "core/quant_blocks.h"
 
-/* 32 of x's values as d * q (the 32-element block types): d = amax / 127 in f32, q rounded to nearest (half away
- * from zero), |q| <= 127; sum = the sum of q (Q4_0 / Q5_0's offsets, Q4_1 / Q5_1's minimums). */
+/* 32 of x's values as d * q (the 32-element block types): d = amax / 127 in f32, q = x * 127 / amax rounded to the
+ * nearest integer (ties to even), |q| <= 127; sum = the sum of q (Q4_0 / Q5_0's offsets, Q4_1 / Q5_1's minimums). */
 typedef struct wk_mq_x32 {
     float d;
     int32_t sum;
