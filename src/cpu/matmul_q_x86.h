@@ -4,8 +4,14 @@
  * vpdpbusd with VNNI). AVX2's maddubs saturates pair sums at 32767: every u here is at most 128 (|w| of Q8_0, 6-bit
  * levels, |IQ4_NL level|) against |s| <= 127, so no pair reaches it. Include-once guards are absent on purpose. */
 
-/* The 16-bit value at p as f32 (F16C). */
-MQ_T static inline float MQ_F(f16)(const uint8_t *p) { return _cvtsh_ss((unsigned short)(p[0] | (p[1] << 8))); }
+/* The 16-bit value at p, and as f32 (F16C). */
+MQ_T static inline int MQ_F(u16)(const uint8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+MQ_T static inline float MQ_F(f16)(const uint8_t *p) { return _cvtsh_ss((unsigned short)MQ_F(u16)(p)); }
 
 MQ_T static inline float MQ_F(hsum)(__m256 v)
 {
@@ -124,11 +130,13 @@ MQ_T static inline void MQ_F(dot8_32)(int qi, const uint8_t *w, int64_t rb, cons
     const int bytes = wk_qi_bytes(qi), off = MQ_OFF8(qi);
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, offs = a0;
     for (int64_t b = 0; b < nb; b++, w += bytes, x++) {
-        uint16_t d[8];
-        for (int r = 0; r < 8; r++)
-            memcpy(&d[r], w + r * rb, 2);
+        __m128i h = _mm_cvtsi32_si128(MQ_F(u16)(w));
+        h = _mm_insert_epi16(h, MQ_F(u16)(w + rb), 1), h = _mm_insert_epi16(h, MQ_F(u16)(w + 2 * rb), 2);
+        h = _mm_insert_epi16(h, MQ_F(u16)(w + 3 * rb), 3), h = _mm_insert_epi16(h, MQ_F(u16)(w + 4 * rb), 4);
+        h = _mm_insert_epi16(h, MQ_F(u16)(w + 5 * rb), 5), h = _mm_insert_epi16(h, MQ_F(u16)(w + 6 * rb), 6);
+        h = _mm_insert_epi16(h, MQ_F(u16)(w + 7 * rb), 7);
         float sc[8];
-        __m256 scv = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)d)), _mm256_set1_ps(x->d));
+        __m256 scv = _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_set1_ps(x->d));
         _mm256_storeu_ps(sc, scv);
         if (off)
             offs = _mm256_fmadd_ps(scv, _mm256_set1_ps((float)(-off * x->sum)), offs);
