@@ -62,19 +62,19 @@ bool wk_mq_quantize_x(const float *x, int64_t n, int bs, void *xq)
 /* ---------------------------------------------------------------- the portable dots */
 /* Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL: sum of w's integer levels times x's q over a 32-block; *mn: w's minimum (0 if none),
  * *d: w's scale. */
-static int32_t block32_isum(int qi, const uint8_t *b, const int8_t *xq, float *d, float *mn)
+static inline int32_t block32_isum(int qi, const uint8_t *b, const int8_t *xq, int32_t xsum, float *d, float *mn)
 {
-    int nib_at = qi == WK_QI_Q4_1 ? 4 : qi == WK_QI_Q5_0 ? 6 : qi == WK_QI_Q5_1 ? 8 : 2;
+    static const int8_t iq4[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+    const uint8_t *qs = b + (qi == WK_QI_Q4_1 ? 4 : qi == WK_QI_Q5_0 ? 6 : qi == WK_QI_Q5_1 ? 8 : 2);
     uint32_t qh = qi == WK_QI_Q5_0 ? wk_q_u32(b + 2) : qi == WK_QI_Q5_1 ? wk_q_u32(b + 4) : 0;
-    int off = qi == WK_QI_Q4_0 ? 8 : qi == WK_QI_Q5_0 ? 16 : 0;
     int32_t s = 0;
-    for (int j = 0; j < WK_QK; j++) {
-        int q = (int)wk_q_nib32(b + nib_at, j) | (int)(((qh >> j) & 1u) << 4);
-        s += (qi == WK_QI_IQ4_NL ? (int)wk_q_iq4_level((unsigned)q) : q - off) * xq[j];
+    for (int j = 0; j < 16; j++) {
+        int lo = (qs[j] & 15) | (int)(((qh >> j) & 1u) << 4), hi = (qs[j] >> 4) | (int)(((qh >> (j + 16)) & 1u) << 4);
+        s += qi == WK_QI_IQ4_NL ? iq4[lo] * xq[j] + iq4[hi] * xq[j + 16] : lo * xq[j] + hi * xq[j + 16];
     }
     *d = wk_q_f16(b);
     *mn = qi == WK_QI_Q4_1 || qi == WK_QI_Q5_1 ? wk_q_f16(b + 2) : 0.0f;
-    return s;
+    return s - (qi == WK_QI_Q4_0 ? 8 : qi == WK_QI_Q5_0 ? 16 : 0) * xsum; /* the levels' offsets */
 }
 
 #define MQ_PORTABLE_32(name, QI)                                                                                \
@@ -84,7 +84,7 @@ static int32_t block32_isum(int qi, const uint8_t *b, const int8_t *xq, float *d
         float acc = 0;                                                                                          \
         for (int64_t b = 0; b < nb; b++) {                                                                      \
             float d, mn;                                                                                        \
-            int32_t s = block32_isum((QI), w + b * wk_qi_bytes(QI), x[b].q, &d, &mn);                           \
+            int32_t s = block32_isum((QI), w + b * wk_qi_bytes(QI), x[b].q, x[b].sum, &d, &mn);                \
             acc += d * x[b].d * (float)s + mn * x[b].d * (float)x[b].sum;                                       \
         }                                                                                                       \
         return acc;                                                                                             \
