@@ -2,7 +2,8 @@
  * has, on random blocks of every type with a dot (edge scales among them: 0, -0, subnormal, 65504) against x's rows
  * of ordinary, zero, tiny, subnormal, huge, one-spike and all-equal blocks: x's quantization (|x - d q| <= d / 2, the
  * sums), each dot against the float64 product of gguf-style dequantized w (quant_ref.c) and x within the bound
- * that x's rounding allows, and against the portable dot; NaN and infinity in x refused; WICK_CPU_ISA's choice. */
+ * that x's rounding allows, and against the portable dot; NaN and infinity in x refused (the op then takes the float
+ * path: checked through wk_matmul_q); WICK_CPU_ISA's choice. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,43 @@ static void check_refusals(void)
         }
 }
 
+/* Through the public API on the CPU: a NaN or infinity in x sends the call to the float path, whose IEEE arithmetic
+ * gives the row NaN (or infinity) and leaves the other rows within f32 rounding of float64 (the 8-bit path's error is
+ * a thousand times larger); a clean x takes the integer path (its error within the rounding's bound). */
+static void check_nonfinite(wkt_rng *rng)
+{
+    enum { M = 2, N = 13, K = 64 };
+    static uint8_t w[N * (K / 32) * 18];
+    float x[M * K];
+    wk_device *cpu = NULL;
+    wk_tensor *tx = NULL, *tw = NULL, *o = NULL;
+    const int64_t xs[2] = {M, K}, wsh[2] = {N, K};
+    wkt_q_random_blocks(WK_QI_Q4_0, N * (K / 32), rng, w, 1.0, false);
+    for (int v = 0; v < 3; v++) {
+        fill_x(rng, 0, 32, M * K, x);
+        if (v)
+            x[5] = v == 1 ? NAN : INFINITY;
+        float got[M * N];
+        bool ok = wk_device_get("cpu", &cpu) == WK_OK && wk_tensor_from_host(cpu, WK_F32, 2, xs, x, &tx) == WK_OK &&
+                  wk_tensor_from_host(cpu, WK_Q4_0, 2, wsh, w, &tw) == WK_OK && wk_matmul_q(tx, tw, &o) == WK_OK &&
+                  wk_tensor_to_host(o, got, sizeof got) == WK_OK;
+        CHECK(ok, "matmul_q with x case %d failed", v);
+        for (int n = 0; ok && n < N; n++) {
+            double want = 0, mag = 0;
+            for (int k = 0; k < K; k++) {
+                double wv = wkt_q_ref_value(WK_QI_Q4_0, w + (n * (K / 32) + k / 32) * 18, k % 32);
+                want += wv * x[K + k], mag += fabs(wv * x[K + k]);
+            }
+            bool float_path = v != 0 && fabs(got[N + n] - want) <= 1e-6 * mag;
+            CHECK(v == 0 || !isfinite(got[n]), "x case %d: row 0 col %d %g, want NaN or infinity", v, n, got[n]);
+            CHECK(v == 0 || float_path, "x case %d: row 1 col %d %.9g, f32 path %.9g", v, n, got[N + n], want);
+            CHECK(v != 0 || fabs(got[n] - want) < mag, "clean x: col %d %g far from %g", n, got[n], want);
+        }
+        wk_tensor_release(tx), wk_tensor_release(tw), wk_tensor_release(o);
+        tx = tw = o = NULL;
+    }
+}
+
 /* WICK_CPU_ISA (as ctest sets it) caps the choice: the best set at most the one named that this CPU has; with
  * WICK_CPU_MATMUL_Q=f32 there is none. */
 static void check_choice(void)
@@ -201,6 +239,7 @@ int main(void)
     CHECK(wk_mq_kernels_of(WK_MQ_PORTABLE) != NULL, "no portable kernels");
     CHECK(wk_mq_kernels_of(-1) == NULL && wk_mq_kernels_of(WK_MQ_ISA_COUNT) == NULL, "kernels of an unknown set");
     check_refusals();
+    check_nonfinite(&rng);
     check_choice();
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures ? 1 : 0;
