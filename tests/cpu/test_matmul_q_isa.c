@@ -2,8 +2,8 @@
  * has, on random blocks of every type with a dot (edge scales among them: 0, -0, subnormal, 65504) against x's rows
  * of ordinary, zero, tiny, subnormal, huge, one-spike and all-equal blocks: x's quantization (|x - d q| <= d / 2, the
  * sums), each dot against the float64 product of gguf-style dequantized w (quant_ref.c) and x within the bound
- * that x's rounding allows, and against the portable dot; NaN and infinity in x refused (the op then takes the float
- * path: checked through wk_matmul_q); WICK_CPU_ISA's choice. */
+ * that x's rounding allows, and against the portable dot; the 8-row dots against the one-row ones; NaN and infinity
+ * in x refused (the op then takes the float path: checked through wk_matmul_q); WICK_CPU_ISA's choice. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
