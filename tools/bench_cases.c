@@ -511,6 +511,8 @@ static const bench_case cases[] = {
     /* Llama-3-8B's projections at decode (M = 1: 4096 -> 4096, 4096 -> 14336), M = 8 and a prefill of 512. */
     MATMUL_Q("q4_0 M=1 4096x4096", BENCH_BYTES, false, WK_Q4_0, 1, 4096, 4096),
     MATMUL_Q("q8_0 M=1 4096x4096", BENCH_BYTES, false, WK_Q8_0, 1, 4096, 4096),
+    MATMUL_Q("q4_k M=1 4096x4096", BENCH_BYTES, false, WK_Q4_K, 1, 4096, 4096),
+    MATMUL_Q("q6_k M=1 4096x4096", BENCH_BYTES, false, WK_Q6_K, 1, 4096, 4096),
     MATMUL_Q("q4_0 M=1 14336x4096", BENCH_BYTES, true, WK_Q4_0, 1, 14336, 4096),
     MATMUL_Q("q8_0 M=1 14336x4096", BENCH_BYTES, true, WK_Q8_0, 1, 14336, 4096),
     MATMUL_Q("q4_k M=1 14336x4096", BENCH_BYTES, true, WK_Q4_K, 1, 14336, 4096),

@@ -1,21 +1,29 @@
-/* matmul_q.c: the CPU's quantized matmul, out (M, N) = x (M, K) @ w^T: w's rows decoded to f32 a few at a time
- * (core/quant_blocks.h's wk_q_value8, the GPU's decoder) and dotted with x's rows (f32, converted once), threaded over
- * w's rows; from MQ_BLAS_M rows of x on, w decoded in bounded slices for OpenBLAS's sgemm. */
+/* matmul_q.c: the CPU's quantized matmul, out (M, N) = x (M, K) @ w^T, threaded over w's rows. Up to MQ_INT_M rows of
+ * x (decode): x's rows quantized to 8-bit blocks once and dotted with w's blocks in integers (matmul_q_dot.h: SIMD
+ * chosen by CPUID; WICK_CPU_MATMUL_Q=f32 turns it off); the other types, and x holding NaN or infinity: w's rows
+ * decoded to f32 a few at a time (core/quant_blocks.h's wk_q_value8, the GPU's decoder) and dotted with x's rows in
+ * f32; from MQ_BLAS_M rows of x on, w decoded in bounded slices for OpenBLAS's sgemm. */
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "core/error.h"
 #include "core/quant_blocks.h"
 #include "cpu/gemm.h"
+#include "cpu/matmul_q_dot.h"
 
 #define MQ_TILE 4                       /* w's rows decoded together: x's rows are read once for them */
 #define MQ_BLAS_M 16                    /* rows of x from which sgemm on decoded slices of w is faster */
+#define MQ_INT_M 8                      /* rows of x up to which the 8-bit integer dots run */
 #define MQ_SLICE_BYTES (16u << 20)      /* the decoded slice of w for sgemm */
 
 typedef struct mq_job {
     const uint8_t *w;
     const float *x;  /* (M, K) f32 */
     void *out;       /* (M, N) of dt; the sgemm path: its decoded slice (rows, K) f32 */
+    const uint8_t *xq; /* the integer path: x's rows quantized, x_bytes apart */
+    wk_mq_dot_fn dot;
+    wk_mq_dot8_fn dot8;
+    int64_t x_bytes;
     wk_dtype dt;
     int64_t M, N, K, row_bytes, n0;
     int qi, bs, bb;
@@ -68,6 +76,49 @@ static void direct_tiles(void *ctx, int64_t begin, int64_t end)
                 wk_cpu_st_float(j->dt, j->out, m * j->N + n0 + r, dot8(j->x + m * j->K, wt + r * j->K, j->K));
     }
     free(wt);
+}
+
+/* Groups [begin, end) of 8 rows of w by the integer dots (8 rows at once where the kernels have it), against every
+ * quantized row of x. */
+static void int_rows(void *ctx, int64_t begin, int64_t end)
+{
+    mq_job *j = ctx;
+    int64_t nb = j->K / j->bs, last = end * 8 < j->N ? end * 8 : j->N;
+    float v[8];
+    for (int64_t n = begin * 8; n < last; n += 8)
+        for (int64_t m = 0; m < j->M; m++) {
+            const uint8_t *xq = j->xq + m * j->x_bytes;
+            int rows = last - n < 8 ? (int)(last - n) : 8;
+            if (j->dot8 && rows == 8)
+                j->dot8(j->w + n * j->row_bytes, j->row_bytes, xq, nb, v);
+            for (int r = 0; r < rows; r++)
+                wk_cpu_st_float(j->dt, j->out, m * j->N + n + r,
+                                j->dot8 && rows == 8 ? v[r] : j->dot(j->w + (n + r) * j->row_bytes, xq, nb));
+        }
+}
+
+/* The integer path, when w's type has one and M is small: false (nothing written) when x holds NaN or infinity, or
+ * host memory for its quantized rows ran out; the float path then runs. */
+static bool int_path(mq_job *j)
+{
+    const wk_mq_kernels *k = wk_mq_kernels_best();
+    if (!k)
+        return false;
+    j->dot = k->dot[j->qi] ? k->dot[j->qi] : wk_mq_kernels_of(WK_MQ_PORTABLE)->dot[j->qi];
+    j->dot8 = k->dot[j->qi] ? k->dot8[j->qi] : NULL;
+    if (!j->dot || j->M > MQ_INT_M)
+        return false;
+    j->x_bytes = wk_mq_x_bytes(j->K, j->bs);
+    uint8_t *xq = malloc((size_t)(j->M * j->x_bytes) + 1);
+    bool ok = xq != NULL;
+    for (int64_t m = 0; ok && m < j->M; m++)
+        ok = wk_mq_quantize_x(j->x + m * j->K, j->K, j->bs, xq + m * j->x_bytes);
+    if (ok) {
+        j->xq = xq;
+        wk_cpu_parallel_for((j->N + 7) / 8, WK_CPU_GRAIN / (8 * j->K * j->M + 1) + 1, int_rows, j);
+    }
+    free(xq);
+    return ok;
 }
 
 /* Rows [begin, end) of the slice that starts at w's row n0, decoded into j->out. */
@@ -124,7 +175,7 @@ wk_status wk_cpu_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor *out
         s = blas_path(&j, cf ? cf : (float *)j.out);
         if (s == WK_OK && cf)
             wk_gemm_store(out->dtype, cf, j.out, (int64_t)on, NULL, 1, 1);
-    } else if (s == WK_OK) {
+    } else if (s == WK_OK && !int_path(&j)) {
         int64_t tiles = (j.N + MQ_TILE - 1) / MQ_TILE, work = MQ_TILE * j.K * (j.M + 2);
         wk_cpu_parallel_for(tiles, WK_CPU_GRAIN / work + 1, direct_tiles, &j);
         if (atomic_load(&j.failed))

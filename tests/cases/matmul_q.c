@@ -2,7 +2,18 @@
  * against a float64 product with w decoded by quant_ref.c's plain code: rows of x across the GPU's mat-vec tiles (1..5,
  * 7, 8) and past them (9, 64: the dequantize + BLAS path), K across the kernels' shared-memory passes and lane passes
  * (45 blocks), rows of 2-3 blocks, N off the row tiles, strided and batched x, a narrowed w (unaligned: the gemv
- * kernel), empty M, N and K; the error paths. */
+ * kernel), empty M, N and K; the error paths. On the CPU up to 8 rows of x take the 8-bit integer path (the CPU's
+ * SIMD dots: 1, 2-5, 7, 8 rows; 1, 2, 3, 16, 33, 45 blocks a row; N 5-131, off every unroll), checked against
+ * int8_tolerance below; ctest runs the family once per instruction set (tests/cpu/matmul_q.cmake).
+ *
+ * The 8-bit path's tolerance: x's blocks are rounded to d * q with d = amax / 127 (f32, q an integer), an error of at
+ * most d / 2 per value, uniform over [-d/2, d/2] for random inputs (variance d^2 / 12, independent between values);
+ * the integer dots add none and the f32 sums of block partials no more than the f32 path does. The product's error
+ * W e then has expected square sum_n sum_k w_nk^2 d_k^2 / 12, and the case passes within the dtype's tolerance plus 6
+ * times its square root relative to |y|: ||W e||^2 is about that expectation times a chi-square of N degrees / N, so
+ * even at N = 1 the odds of failing by luck are 2e-9 (|Z| > 6), while a wrong scale on one sub-block of 8 (about 0.35
+ * relative) is 15 times over. For the table's x uniform in [-2, 2) that is about 2.4e-2 in f32 (typical error 4e-3). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +37,38 @@ static void reference(int qi, const uint8_t *blocks, int64_t off, const double *
                 acc += xv[m * K + k] * wv[n * K + k];
             want[m * N + n] = acc;
         }
+}
+
+/* Whether this case takes the CPU's 8-bit path: the types with integer dots (cpu/matmul_q_dot.c), up to 8 rows,
+ * unless WICK_CPU_MATMUL_Q=f32 keeps the CPU on the float path (then f32's tolerance holds). */
+static bool int8_path(wk_device *dev, int qi, int64_t M)
+{
+    static const bool has_dot[WKT_NQT] = {1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0};
+    const char *mode = getenv("WICK_CPU_MATMUL_Q");
+    return strcmp(wk_device_name(dev), "cpu") == 0 && M <= 8 && has_dot[qi] && !(mode && strcmp(mode, "f32") == 0);
+}
+
+/* The 8-bit path's tolerance (the file's comment): the dtype's, plus 6 * sqrt(sum w^2 d^2 / 12) / |want|, d the
+ * rounding step of x's block (of the type's block size) holding each value. */
+static double int8_tolerance(wk_dtype dt, int qi, const double *xv, const double *wv, const double *want, int64_t M,
+                             int64_t N, int64_t K)
+{
+    int64_t bs = wkt_qblock[qi];
+    double var = 0, norm2 = 0;
+    for (int64_t i = 0; i < M * N; i++)
+        norm2 += want[i] * want[i];
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t k0 = 0; k0 < K; k0 += bs) {
+            double amax = 0;
+            for (int64_t k = k0; k < k0 + bs; k++)
+                amax = fmax(amax, fabs(xv[m * K + k]));
+            double d = amax / 127, w2 = 0;
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t k = k0; k < k0 + bs; k++)
+                    w2 += wv[n * K + k] * wv[n * K + k];
+            var += w2 * d * d / 12;
+        }
+    return wkt_tol(dt, WKT_TOL_MATMUL) + (norm2 > 0 ? 6 * sqrt(var / norm2) : 0);
 }
 
 static void run(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
@@ -58,7 +101,9 @@ static void run(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
         goto done;
     }
     reference(qi, blocks, narrow ? 1 : 0, xv, M, N, K, wv, want);
-    wkt_compare(c->dtype, got, want, M * N, wkt_tol(c->dtype, WKT_TOL_MATMUL), false, r);
+    double tol = int8_path(dev, qi, M) ? int8_tolerance(c->dtype, qi, xv, wv, want, M, N, K)
+                                       : wkt_tol(c->dtype, WKT_TOL_MATMUL);
+    wkt_compare(c->dtype, got, want, M * N, tol, false, r);
 done:
     free(blocks), free(wv), free(want), free(xv), free(got);
     wk_tensor_release(x), wk_tensor_release(t), wk_tensor_release(w), wk_tensor_release(o);
@@ -84,6 +129,8 @@ static void cases(wkt_list *l)
         int64_t k2 = 2 * wkt_qblock[qi];
         add(l, WK_F32, qi, SHAPE(1, k2), 37, WKT_CONTIG, 0);
         add(l, WK_F16, qi, SHAPE(9, k2), 19, WKT_CONTIG, 1);
+        add(l, WK_F32, qi, SHAPE(2, k2 / 2), 5, WKT_CONTIG, 0);       /* one block a row */
+        add(l, WK_BF16, qi, SHAPE(1, 33 * k2 / 2), 1, WKT_CONTIG, 0); /* one row of w, an odd count of blocks */
     }
     for (size_t i = 0; i < sizeof main_types / sizeof main_types[0]; i++) {
         int qi = main_types[i];
