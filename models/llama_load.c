@@ -130,11 +130,11 @@ static bool keep_blocks(const wsrc *s)
     return s->g && (!v || strcmp(v, "0") != 0);
 }
 
-/* The n matrices ws (rows[k] x cols) of layer i stacked by rows, kept block-quantized: (sum of rows, cols) of their
+/* The n GGUF matrices named (rows[k] x cols) stacked by rows, kept block-quantized: (sum of rows, cols) of their
  * type on the device, for wk_matmul_q. WK_ERR_UNSUPPORTED (nothing made) when one is not quantized or their types
- * differ (a Q4_K_M file mixes types): the caller loads them dequantized. */
-static wk_status stacked_blocks(wsrc *s, int i, const int *ws, const int64_t *rows, int n, int64_t cols,
-                                wk_tensor **out)
+ * differ (a Q4_K_M file mixes types): the caller loads them dequantized. what: the matrix, for messages. */
+static wk_status named_blocks(wsrc *s, char (*names)[160], const int64_t *rows, int n, int64_t cols, const char *what,
+                              wk_tensor **out)
 {
     wk_device *cpu = NULL;
     wk_tensor *part[3] = {NULL, NULL, NULL};
@@ -142,9 +142,7 @@ static wk_status stacked_blocks(wsrc *s, int i, const int *ws, const int64_t *ro
     size_t bytes = 0;
     int64_t total = 0;
     for (int k = 0; k < n && st == WK_OK; k++) {
-        char name[160];
-        snprintf(name, sizeof name, gguf_names[ws[k]], i);
-        st = wk_gguf_load(s->g, name, cpu, &part[k]); /* the file's mapping, nothing copied */
+        st = wk_gguf_load(s->g, names[k], cpu, &part[k]); /* the file's mapping, nothing copied */
         if (st == WK_OK && (!wk_dtype_is_quantized(wk_tensor_dtype(part[k])) ||
                             wk_tensor_dtype(part[k]) != wk_tensor_dtype(part[0]) || wk_tensor_rank(part[k]) != 2 ||
                             wk_tensor_shape(part[k])[0] != rows[k] || wk_tensor_shape(part[k])[1] != cols))
@@ -164,8 +162,19 @@ static wk_status stacked_blocks(wsrc *s, int i, const int *ws, const int64_t *ro
     for (int k = 0; k < n; k++)
         wk_tensor_release(part[k]);
     if (st != WK_OK && st != WK_ERR_UNSUPPORTED)
-        return wm_fail(s->err, s->cap, st, "layer %d: %s", i, wk_last_error());
+        return wm_fail(s->err, s->cap, st, "%s: %s", what, wk_last_error());
     return st;
+}
+
+/* The n matrices ws of layer i stacked and kept block-quantized (named_blocks). */
+static wk_status stacked_blocks(wsrc *s, int i, const int *ws, const int64_t *rows, int n, int64_t cols,
+                                wk_tensor **out)
+{
+    char names[3][160], what[32];
+    for (int k = 0; k < n; k++)
+        snprintf(names[k], sizeof names[k], gguf_names[ws[k]], i);
+    snprintf(what, sizeof what, "layer %d", i);
+    return named_blocks(s, names, rows, n, cols, what, out);
 }
 
 /* A layer's matrix: kept block-quantized (out, in) where it can be, else the (in, out) view of the model's dtype. */
@@ -200,13 +209,25 @@ static wk_status load_all(wsrc *s)
     bool gg = s->g != NULL;
     WM_TRY(get(s, gg ? "token_embd.weight" : "model.embed_tokens.weight", c->vocab, c->hidden, false, &m->embed));
     WM_TRY(get(s, gg ? "output_norm.weight" : "model.norm.weight", c->hidden, -1, false, &m->out_norm));
-    wk_tensor *head = NULL;
-    if (!c->tied)
-        WM_TRY(get(s, gg ? "output.weight" : "lm_head.weight", c->vocab, c->hidden, c->tied, &head));
-    wk_status st = wk_transpose(head ? head : m->embed, 0, 1, &m->lm_head_t);
-    wk_tensor_release(head);
-    if (st != WK_OK)
-        return wm_fail(s->err, s->cap, st, "%s", wk_last_error());
+    /* the output projection: a GGUF's blocks kept as they are (the embeddings' when tied: their rows are the vocabulary's
+     * (out, in) rows), else the (in, out) view of the model's dtype */
+    char head_name[1][160] = {"output.weight"};
+    int64_t vocab = c->vocab;
+    if (c->tied)
+        snprintf(head_name[0], sizeof head_name[0], "token_embd.weight");
+    wk_status st = keep_blocks(s) ? named_blocks(s, head_name, &vocab, 1, c->hidden, "output", &m->lm_head_t)
+                                  : WK_ERR_UNSUPPORTED;
+    if (st != WK_OK && st != WK_ERR_UNSUPPORTED)
+        return st;
+    if (st == WK_ERR_UNSUPPORTED) {
+        wk_tensor *head = NULL;
+        if (!c->tied)
+            WM_TRY(get(s, gg ? "output.weight" : "lm_head.weight", c->vocab, c->hidden, c->tied, &head));
+        st = wk_transpose(head ? head : m->embed, 0, 1, &m->lm_head_t);
+        wk_tensor_release(head);
+        if (st != WK_OK)
+            return wm_fail(s->err, s->cap, st, "%s", wk_last_error());
+    }
     m->layer = calloc((size_t)c->layers, sizeof *m->layer);
     if (!m->layer)
         return wm_fail(s->err, s->cap, WK_ERR_OUT_OF_MEMORY, "no memory for %d layers", c->layers);
