@@ -10,35 +10,13 @@
 # Environment: BUILD_DIR (build-gpu), PYTHON, CMAKE_ARGS (e.g. -DWICK_CUDA_ARCHS=90 -DWICK_HIP=OFF), DEVICE (cuda:0).
 set -u
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-./gpu-out}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-BUILD=${BUILD_DIR:-build-gpu}
-DEVICE=${DEVICE:-cuda:0}
-LOG=$OUT/attention.log
-SUMMARY=$OUT/attention-summary.md
-[ -d /usr/local/cuda/bin ] && PATH=/usr/local/cuda/bin:$PATH
-if [ -z "${PYTHON:-}" ]; then
-    if [ -x /opt/torch/.venv/bin/python3 ]; then PYTHON=/opt/torch/.venv/bin/python3; else PYTHON=python3; fi
-fi
-export PYTHONUNBUFFERED=1
-
 steps=("$@")
 source scripts/gpu-steps.sh
 wick_steps_init build check test sanitize bench
-
-{
-    echo "# Attention on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
-    echo
-    echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo "${WICK_COMMIT:-?}"), $(date -u +%F)"
-    echo
-    echo "| step | result | time |"
-    echo "|---|---|---|"
-} >"$SUMMARY"
+wick_gpu_run attention "Attention"
 
 if wanted build; then
-    step configure 120 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON ${CMAKE_ARGS:-}
-    step build 420 cmake --build "$BUILD" -j "$(nproc)"
+    wick_gpu_build
 fi
 if wanted check; then
     step check_default 300 "$BUILD/wick" check --device "$DEVICE" --op attention,kv_append --quiet

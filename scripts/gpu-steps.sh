@@ -23,3 +23,35 @@ step() {
     [ $rc -eq 0 ] || failed=1
     return $rc
 }
+
+# wick_gpu_run NAME TITLE: what the GPU machine's scripts set up first: OUT (made, absolute), BUILD, DEVICE, the CUDA
+# tools on PATH, PYTHON (the machine's PyTorch venv when it has one), LOG=$OUT/NAME.log, and SUMMARY=$OUT/NAME-summary.md
+# begun with "# TITLE on <GPU>", the commit and the steps table's header.
+wick_gpu_run() {
+    OUT=${OUT:-./gpu-out}
+    mkdir -p "$OUT"
+    OUT=$(cd "$OUT" && pwd)
+    BUILD=${BUILD_DIR:-build-gpu}
+    DEVICE=${DEVICE:-cuda:0}
+    LOG=$OUT/$1.log
+    SUMMARY=$OUT/$1-summary.md
+    [ -d /usr/local/cuda/bin ] && PATH=/usr/local/cuda/bin:$PATH
+    if [ -z "${PYTHON:-}" ]; then
+        if [ -x /opt/torch/.venv/bin/python3 ]; then PYTHON=/opt/torch/.venv/bin/python3; else PYTHON=python3; fi
+    fi
+    export PYTHONUNBUFFERED=1
+    {
+        echo "# $2 on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+        echo
+        echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo "${WICK_COMMIT:-?}"), $(date -u +%F)"
+        echo
+        echo "| step | result | time |"
+        echo "|---|---|---|"
+    } >"$SUMMARY"
+}
+
+# wick_gpu_build: the Release build with the CUDA kernels in $BUILD (CMAKE_ARGS added), as two steps.
+wick_gpu_build() {
+    step configure 120 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON ${CMAKE_ARGS:-}
+    step build 420 cmake --build "$BUILD" -j "$(nproc)"
+}
