@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz.sh [TARGET [SECONDS]]: builds the libFuzzer targets (fuzz/fuzz_*.c) with clang, ASan and UBSan into
-# build-fuzz/, and runs each (or only TARGET: dlpack, gguf, npy, ops, safetensors) for SECONDS (default
+# build-fuzz/, and runs each (or only TARGET: dlpack, gguf, npy, ops, safetensors, tokenizer) for SECONDS (default
 # $FUZZ_SECONDS, else 60) on a scratch copy of its seed corpus (fuzz/corpus/<target>/). A crash fails the
 # script; libFuzzer writes the input to fuzz/crashes/<target>/, to be fixed and kept as a regression (every
 # build replays that directory: ctest fuzz_replay_<target>). Each run's last statistics (executions, coverage,
