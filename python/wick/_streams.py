@@ -27,6 +27,13 @@ def _h(obj, cls):
     return obj._h
 
 
+def _flag(fn, h):
+    """fn(h, &flag)'s flag (the stream and event queries)."""
+    flag = ctypes.c_bool()
+    fn(h, byref(flag))
+    return flag.value
+
+
 def _destroy_stream(h):
     try:
         lib.wk_stream_destroy(h)
@@ -99,9 +106,7 @@ class Stream:
 
     def query(self):
         """Whether the work queued so far has finished (never blocks)."""
-        idle = ctypes.c_bool()
-        lib.wk_stream_query(_h(self, Stream), byref(idle))
-        return idle.value
+        return _flag(lib.wk_stream_query, _h(self, Stream))
 
     def wait(self, event):
         """Work queued here from now on waits for event's mark (the host does not block)."""
@@ -172,9 +177,7 @@ class Event:
 
     def query(self):
         """Whether the mark has been reached (never blocks)."""
-        done = ctypes.c_bool()
-        lib.wk_event_query(_h(self, Event), byref(done))
-        return done.value
+        return _flag(lib.wk_event_query, _h(self, Event))
 
     def elapsed_ms(self, end):
         """Milliseconds from this mark to end's (both timing events, end's mark reached)."""

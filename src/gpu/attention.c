@@ -22,17 +22,6 @@ static void strides4(const wk_tensor *t, int64_t s[4])
         s[i] = t ? t->strides[i] : 0;
 }
 
-/* t (k or v) read by 16-byte vectors: unit stride along the head dim, base and every other stride 16-byte aligned,
- * the head dim whole vectors. */
-static bool vec16(const wk_tensor *t)
-{
-    int64_t es = (int64_t)wk_dtype_size(t->dtype), vw = 16 / es;
-    bool ok = t->strides[3] == 1 && t->shape[3] % vw == 0 && (uintptr_t)wk_tensor_data(t) % 16 == 0;
-    for (int i = 0; i < 3; i++)
-        ok = ok && t->strides[i] % vw == 0;
-    return ok;
-}
-
 /* Queues the check of seq_lens (and the block ids they use) with the op's fault code; nothing without lengths. */
 static wk_status check_cache(wk_gpu_dev *d, wk_gpu_attn_args *q, int64_t capacity, int64_t snew)
 {
@@ -181,7 +170,7 @@ static wk_status own_attention(wk_gpu_dev *d, const wk_attn *a)
     q.softcap = (float)a->softcap;
     q.bias_kind = !b ? AT_BIAS_NONE : b->dtype == WK_U8 ? AT_BIAS_MASK : b->dtype == WK_F32 ? AT_BIAS_F32
                                                                                            : AT_BIAS_SAME;
-    q.vec = (vec16(k) ? AT_VEC_K : 0) | (vec16(v) ? AT_VEC_V : 0);
+    q.vec = (wk_gpu_vec16(k) ? AT_VEC_K : 0) | (wk_gpu_vec16(v) ? AT_VEC_V : 0);
     cache_args(&q, a->seq_lens, a->block_table, a->block_size, k->shape[0], d, WK_GPU_FAULT_ATTENTION);
     WK_TRY(check_cache(d, &q, a->skv, 0));
     int ds = mma_slot(d, a, &q);

@@ -22,16 +22,6 @@ typedef struct sdpa_key {
 
 static wk_cudnn_cache plans = {.key_size = sizeof(sdpa_key)};
 
-/* Unit stride along the head dim, which is whole 16-byte vectors, as are the base and the other strides. */
-static bool dense16(const wk_tensor *t)
-{
-    int64_t vw = 16 / (int64_t)wk_dtype_size(t->dtype);
-    bool ok = t->strides[3] == 1 && t->shape[3] % vw == 0 && (uintptr_t)wk_tensor_data(t) % 16 == 0;
-    for (int i = 0; i < 3; i++)
-        ok = ok && t->strides[i] % vw == 0;
-    return ok;
-}
-
 /* The cases the graph below expresses. */
 static bool takes(const wk_attn *a)
 {
@@ -44,7 +34,7 @@ static bool takes(const wk_attn *a)
         return false;
     if (a->skv < 1 || q->shape[2] < 1 || (causal && a->skv < q->shape[2]))
         return false;
-    if (!dense16(q) || !dense16(a->k) || !dense16(a->v) || !dense16(a->out))
+    if (!wk_gpu_vec16(q) || !wk_gpu_vec16(a->k) || !wk_gpu_vec16(a->v) || !wk_gpu_vec16(a->out))
         return false;
     return !a->lse || (a->lse->strides[2] == 1 && a->lse->strides[1] == q->shape[2] &&
                        a->lse->strides[0] == q->shape[1] * q->shape[2]);

@@ -56,6 +56,9 @@ wk_gpu_divisor wk_gpu_divisor_of(int64_t d);
 wk_gpu_layout wk_gpu_layout_of(const wk_tensor *t);
 /* The same, for an explicit shape and strides (rank <= WK_GPU_MAX_RANK). */
 wk_gpu_layout wk_gpu_layout_make(int rank, const int64_t *shape, const int64_t *strides);
+/* Whether t can be read by 16-byte vectors along its last dim: unit stride there, that dim whole vectors, the base
+ * and every other stride 16-byte aligned (attention's K and V, the operands cuDNN's graphs declare aligned). */
+bool wk_gpu_vec16(const wk_tensor *t);
 
 /* ---- memory: stream-ordered, from the device's pool; freed memory is reused by later work on the
  * same stream, so scratch may be freed right after the launches that use it are queued. */

@@ -218,6 +218,16 @@ wk_gpu_layout wk_gpu_layout_make(int rank, const int64_t *shape, const int64_t *
 
 wk_gpu_layout wk_gpu_layout_of(const wk_tensor *t) { return wk_gpu_layout_make(t->rank, t->shape, t->strides); }
 
+bool wk_gpu_vec16(const wk_tensor *t)
+{
+    int64_t vw = 16 / (int64_t)wk_dtype_size(t->dtype), last = t->rank - 1;
+    bool ok = t->rank > 0 && t->strides[last] == 1 && t->shape[last] % vw == 0 &&
+              (uintptr_t)wk_tensor_data(t) % 16 == 0;
+    for (int64_t i = 0; ok && i < last; i++)
+        ok = t->strides[i] % vw == 0;
+    return ok;
+}
+
 /* s = ceil(log2 d), m = floor(2^32 * (2^s - d) / d) + 1. */
 wk_gpu_divisor wk_gpu_divisor_of(int64_t d)
 {

@@ -3,6 +3,7 @@
  * times a weight stored by rows (a linear layer at decode: b = w^T, w (n, k)) goes to wick's own mat-vec kernel
  * instead (kernels/gemv.cu), which reads w once at close to the copy bandwidth; WICK_GPU_GEMV=0 turns it off. */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,14 +179,26 @@ static bool rows_of(const wk_tensor *a, int nb, int64_t *M, int64_t *ld)
     return true;
 }
 
+/* WICK_GPU_GEMV=0 turns the mat-vec kernel off; read once (every matmul asks). */
+static bool gemv_on(void)
+{
+    static atomic_int state; /* 0: not read yet, 1: on, 2: off */
+    int s = atomic_load(&state);
+    if (s == 0) {
+        const char *v = getenv("WICK_GPU_GEMV");
+        s = v && strcmp(v, "0") == 0 ? 2 : 1;
+        atomic_store(&state, s);
+    }
+    return s == 1;
+}
+
 /* out = a b through the mat-vec kernel when it takes it: f16/bf16/f32, one row of a in all, b one matrix (its batch
  * dims broadcast) stored by columns (b = w^T), 16-byte aligned rows; WK_ERR_UNSUPPORTED otherwise. */
 static wk_status gemv(wk_gpu_dev *d, const wk_tensor *a, const wk_tensor *b, wk_tensor *out)
 {
     int nb = out->rank - 2;
     int64_t n = out->shape[nb + 1], k = a->shape[nb + 1], M = 0, ldx = 0, es = (int64_t)wk_dtype_size(out->dtype);
-    const char *off = getenv("WICK_GPU_GEMV");
-    if ((off && strcmp(off, "0") == 0) || (out->dtype != WK_F16 && out->dtype != WK_BF16 && out->dtype != WK_F32))
+    if (!gemv_on() || (out->dtype != WK_F16 && out->dtype != WK_BF16 && out->dtype != WK_F32))
         return WK_ERR_UNSUPPORTED;
     for (int i = 0; i < nb; i++) /* b broadcast over the batch, whose rows are all a's */
         if ((b->shape[i] != 1 && b->strides[i] != 0) || a->shape[i] != out->shape[i])

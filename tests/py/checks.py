@@ -1,7 +1,8 @@
 """checks.py: the counting shared by the scripts of tests/py/ (each imports it from its own directory).
 
 check(cond, what) counts a pass, or a failure printed as "FAIL: what"; fail(what) counts a failure;
-run(tests) calls each callable, an exception counting as one failure with its traceback; summary() prints
+raises_wick(status, fn, what, needle) checks that fn() raises wick.WickError with that status (and a message naming
+needle); run(tests) calls each callable, an exception counting as one failure with its traceback; summary() prints
 "N passed, M failed" and returns the exit status: 1 on any failure or when nothing passed, else 0.
 passed() and failed() give the counts so far."""
 import sys
@@ -22,6 +23,18 @@ def check(cond, what):
 
 def fail(what):
     check(False, what)
+
+
+def raises_wick(status, fn, what, needle=None):
+    """fn() raises wick.WickError with status, and a message (that names needle, when given)."""
+    import wick  # the scripts that call this have it on their path
+
+    try:
+        fn()
+    except wick.WickError as e:
+        ok = e.status == status and e.message and (needle is None or needle in e.message)
+        return check(ok, f"{what}: {e.status} {e.message!r}, expected {status} naming {needle!r}")
+    return check(False, f"{what}: no WickError ({status} expected)")
 
 
 def run(tests):

@@ -17,7 +17,7 @@ import numpy as np
 
 import wick
 
-from checks import check, run, summary
+from checks import check, run, summary, raises_wick as raises
 
 RNG = np.random.default_rng(1234)
 TOL = {"f16": (2e-3, 2e-3), "bf16": (1.6e-2, 1.6e-2), "f32": (2e-5, 2e-6), "f64": (1e-11, 1e-12)}
@@ -48,16 +48,6 @@ def rand(shape, dtype="f32", lo=-2.0, hi=2.0):
         a = np.round(a)
     t = wick.from_numpy(a.astype(np.float64)).cast(dtype)
     return t, t.cast("f64").numpy()
-
-
-def raises(status, fn, what, needle=None):
-    """fn() raises WickError with status, and a message (that names needle, when given)."""
-    try:
-        fn()
-    except wick.WickError as e:
-        ok = e.status == status and e.message and (needle is None or needle in e.message)
-        return check(ok, f"{what}: {e.status} {e.message!r}, expected {status} naming {needle!r}")
-    check(False, f"{what}: no WickError ({status} expected)")
 
 
 # ---------------------------------------------------------------- element-wise

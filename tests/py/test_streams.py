@@ -14,20 +14,10 @@ import numpy as np
 
 import wick
 
-from checks import check, run, summary
+from checks import check, run, summary, raises_wick as raises
 
 RNG = np.random.default_rng()
 NP = {"f32": np.float32, "f64": np.float64, "i64": np.int64, "u8": np.uint8, "f16": np.float16}
-
-
-def raises(status, fn, what, needle=None):
-    """fn() raises WickError with status (and a message naming needle, when given)."""
-    try:
-        fn()
-    except wick.WickError as e:
-        ok = e.status == status and e.message and (needle is None or needle in e.message)
-        return check(ok, f"{what}: {e.status} {e.message!r}, expected {status} naming {needle!r}")
-    check(False, f"{what}: no WickError ({status} expected)")
 
 
 def value_error(fn, what):
