@@ -4,6 +4,8 @@
 # (ignored) and carried; its CUDA build takes ~5 minutes, so the steps split across calls on one warm machine:
 #   scripts/gpu-llama.sh anchor-build          (llama.cpp built in /tmp/llama-kit-build-sm90)
 #   scripts/gpu-llama.sh anchor wick           (the random-weight Llama-3.2-1B-shaped GGUFs, llama-bench, then wick)
+#   scripts/gpu-llama.sh profile               (no llama.cpp build: the F16 GGUF, wick's decode rate, and each kernel
+#                                               of two eager decode steps timed by ncu at the GPU's own clocks)
 # wick: `wick generate FILE --warmup` with a 512-token prompt and 128 new tokens, batch 1, on cuda:0, for each file
 # it can read (F16 today; the quantized ones once issue 13's matmul lands), in f16 and bf16.
 # Environment: OUT (./gpu-out), BUILD_DIR (build-gpu; built by gpu-check.sh or here), CMAKE_ARGS.
@@ -48,4 +50,20 @@ if wanted wick; then
         WICK_LLAMA_QUANT=0 timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --ids --device cuda:0 \
             --dtype f16 --warmup 2>&1 >/dev/null | tail -1
     done
+fi
+if wanted profile; then
+    [ -x "$BUILD/wick" ] || { echo "gpu-llama.sh profile: build $BUILD first" >&2; exit 1; }
+    mkdir -p "$WORK"
+    [ -f "$WORK/model-F16.gguf" ] || ${PYTHON:-python3} .anchors/llama-bench/make_gguf.py "$WORK/model-F16.gguf" >"$OUT/make_gguf.log" 2>&1 || exit 1
+    prompt=$(seq 300 811 | paste -sd, -)
+    for g in 1 0; do
+        printf 'model-F16.gguf bf16, WICK_LLAMA_GRAPH=%s: ' $g
+        WICK_LLAMA_GRAPH=$g timeout 200 "$BUILD/wick" generate "$WORK/model-F16.gguf" --prompt-ids "$prompt" -n 128 --ids \
+            --device cuda:0 --dtype bf16 --warmup 2>&1 >/dev/null | tail -1
+    done
+    # every kernel of the prefill and three eager decode steps, at the GPU's clocks with warm caches (one CSV row each)
+    WICK_LLAMA_GRAPH=0 timeout 400 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv \
+        "$BUILD/wick" generate "$WORK/model-F16.gguf" --prompt-ids "$prompt" -n 4 --ids --device cuda:0 --dtype bf16 \
+        >"$OUT/profile-decode.csv" 2>"$OUT/profile-decode.err"
+    echo "ncu rc $?: $(grep -c gpu__time_duration "$OUT/profile-decode.csv") kernels in $OUT/profile-decode.csv"
 fi

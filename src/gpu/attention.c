@@ -15,6 +15,7 @@
 #define AT_MIN_SPLIT 4     /* key tiles a split holds at least */
 #define AM_BLOCKS_PER_SM 2 /* attn_mma_decode blocks an SM holds at once (about 240 registers a thread on sm_90) */
 #define AM_DECODE_ROWS 16  /* at most this many queries: the decode kernel (a group's heads share each key tile) */
+#define AT_CHECK_IN_KERNEL 64 /* at most this many sequences of a contiguous cache: the kernels check the lengths */
 
 static void strides4(const wk_tensor *t, int64_t s[4])
 {
@@ -22,13 +23,18 @@ static void strides4(const wk_tensor *t, int64_t s[4])
         s[i] = t ? t->strides[i] : 0;
 }
 
-/* Queues the check of seq_lens (and the block ids they use) with the op's fault code; nothing without lengths. */
+/* Queues the check of seq_lens (and the block ids they use) with the op's fault code; nothing without lengths.
+ * Lengths alone (a contiguous cache) of a few sequences are checked by the op's kernels instead: one launch fewer
+ * in every decode step. */
 static wk_status check_cache(wk_gpu_dev *d, wk_gpu_attn_args *q, int64_t capacity, int64_t snew)
 {
     if (q->lens == NULL)
         return WK_OK;
     q->capacity = capacity;
     q->snew = snew;
+    q->check_lens = q->block_size == 0 && q->B <= AT_CHECK_IN_KERNEL;
+    if (q->check_lens)
+        return WK_OK;
     int64_t n = q->B * (q->block_size > 0 ? q->max_blocks : 1);
     wk_gpu_dim grid = {wk_gpu_blocks(d, n, 128), 1, 1}, block = {128, 1, 1};
     return WK_GPU_LAUNCH(d, attn_check, 0, 0, 0, grid, block, 0, *q);
@@ -50,7 +56,8 @@ static void cache_args(wk_gpu_attn_args *q, const wk_tensor *lens, const wk_tens
     q->code = code;
 }
 
-/* Splits of the keys (tiles of tk) when the items alone do not fill the device (per_sm blocks an SM). */
+/* Splits of the keys (tiles of tk) when the items alone do not fill the device (per_sm blocks an SM), planned
+ * for all skv keys; the kernels spread the keys a row sees over them (attention.cuh at_split). */
 static void plan_splits(wk_gpu_dev *d, wk_gpu_attn_args *q, int64_t tk, int64_t per_sm)
 {
     int64_t tiles = (q->skv + tk - 1) / tk, fill = (int64_t)wk_gpu_sm_count(d) * per_sm;
@@ -60,9 +67,6 @@ static void plan_splits(wk_gpu_dev *d, wk_gpu_attn_args *q, int64_t tk, int64_t 
         q->splits = want < most ? want : most;
         q->splits = q->splits < 65535 ? q->splits : 65535;
     }
-    q->split_len = (tiles + q->splits - 1) / q->splits * tk;
-    if (q->splits == 1)
-        q->split_len = q->skv > 0 ? q->skv : 1;
 }
 
 /* Rows a block: a chunk of nh of a group's query heads times nq queries (rows in all); splits of the keys for
@@ -77,7 +81,6 @@ static void plan(wk_gpu_attn_args *q, int64_t rows)
     q->items = q->B * q->hkv * q->hchunks * q->qtiles;
     q->tk = (q->d > q->dv ? q->d : q->dv) <= AT_TK_WIDE_DIM ? AT_TK_WIDE : AT_TK_NARROW;
     q->splits = 1;
-    q->split_len = q->skv > 0 ? q->skv : 1;
 }
 
 /* WICK_ATTENTION_KERNEL=mma_v1: prefill on attn_mma_prefill_v1. */

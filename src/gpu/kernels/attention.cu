@@ -23,13 +23,6 @@ static_assert(AT_ROWS * 8 == AT_THREADS, "8 lanes a row in the softmax and the v
 #define AT_GROUPS (AT_THREADS / 32) /* groups of 32 threads that load rows, lanes along the head dim */
 #define AT_ACC (AT_MAX_DIM / 8)     /* accumulator slots a thread: Dv / 8 at most */
 
-/* Records a bad length or block id: the first code wins and leaves its value. */
-__device__ __forceinline__ void at_fault(int32_t *fault, int code, int64_t value)
-{
-    if (atomicCAS(fault, 0, code) == 0)
-        reinterpret_cast<wk_gpu_fault_rec *>(fault)->value = value;
-}
-
 /* The item's query rows, scaled, into q (rows past n: 0). */
 template <class T> __device__ __forceinline__ void at_load_q(const wk_gpu_attn_args &p, const at_item &it, float *q)
 {
@@ -271,9 +264,10 @@ template <class T, int TK> __device__ __forceinline__ void at_fwd(const wk_gpu_a
     int64_t lo, hi, lo2, hi2;
     at_window(p, it.len, it.i0, lo, hi);
     at_window(p, it.len, it.i0 + it.nq - 1, lo2, hi2);
-    int64_t s0 = (int64_t)blockIdx.y * p.split_len, s1 = s0 + p.split_len;
-    lo = lo > s0 ? lo : s0;
-    hi = hi2 < s1 ? hi2 : s1;
+    int64_t s0, s1;
+    at_split(p, lo, hi2, TK, s0, s1);
+    lo = s0;
+    hi = s1;
     at_state st;
     st.m = -INFINITY;
     st.l = 0.0f;
@@ -379,11 +373,23 @@ template <class, class, int> __device__ __forceinline__ void attn_check_run(cons
 }
 
 /* New rows copied to positions lens[b] + t, bit for bit; nothing at all once the fault record is set (attn_check
- * ran first), and never a write outside the cache. */
+ * ran first, or, check_lens, every block checks every length itself), and never a write outside the cache. */
 template <class U, class, int> __device__ __forceinline__ void attn_append_run(const wk_gpu_attn_args &p)
 {
     if (*(volatile const int32_t *)p.fault != 0)
         return;
+    if (p.check_lens) {
+        int bad = 0;
+        for (int64_t b = threadIdx.x; b < p.B; b += blockDim.x) {
+            int64_t len = p.lens[b * p.lens_s];
+            if (len < 0 || len > p.capacity - p.snew) {
+                at_fault(p.fault, p.code, len);
+                bad = 1;
+            }
+        }
+        if (__syncthreads_or(bad))
+            return;
+    }
     const int64_t nk = p.B * p.hkv * p.snew * p.d, nv = p.B * p.hkv * p.snew * p.dv;
     WK_GRID_LOOP(e, nk + nv) {
         bool isv = e >= nk;

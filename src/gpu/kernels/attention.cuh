@@ -6,6 +6,13 @@
 #include "common.cuh"
 #include "attention.h"
 
+/* Records a bad length or block id: the first code wins and leaves its value. */
+__device__ __forceinline__ void at_fault(int32_t *fault, int code, int64_t value)
+{
+    if (atomicCAS(fault, 0, code) == 0)
+        reinterpret_cast<wk_gpu_fault_rec *>(fault)->value = value;
+}
+
 /* A work item's rows: row r is query head h0 + r / nq, query i0 + r % nq, r < n; len: the batch's keys. */
 struct at_item {
     int64_t b, kvh, h0, i0, nq, n, len;
@@ -25,8 +32,20 @@ __device__ inline at_item at_item_of(const wk_gpu_attn_args &p, int64_t item)
     it.nq = p.sq - it.i0 < p.nq ? p.sq - it.i0 : p.nq;
     it.n = heads * it.nq;
     int64_t len = p.lens ? (int64_t)p.lens[it.b * p.lens_s] : p.skv;
-    it.len = len < 0 ? 0 : len > p.skv ? p.skv : len; /* a bad length is attn_check's to report */
+    if ((len < 0 || len > p.skv) && p.check_lens && threadIdx.x == 0 && blockIdx.y == 0)
+        at_fault(p.fault, p.code, len); /* else a bad length is attn_check's to report */
+    it.len = len < 0 ? 0 : len > p.skv ? p.skv : len;
     return it;
+}
+
+/* The keys [s0, s1) of split blockIdx.y: the item's range [lo, hi) cut into p.splits runs of whole tiles of tk
+ * keys, so that a cache filled only in part (a short length) still spreads over every split. */
+__device__ __forceinline__ void at_split(const wk_gpu_attn_args &p, int64_t lo, int64_t hi, int64_t tk, int64_t &s0,
+                                         int64_t &s1)
+{
+    int64_t tiles = hi > lo ? (hi - lo + tk - 1) / tk : 0, run = (tiles + p.splits - 1) / p.splits * tk;
+    s0 = lo + (int64_t)blockIdx.y * run;
+    s1 = s0 + run < hi ? s0 + run : hi;
 }
 
 /* The keys [lo, hi) query i sees (its position i + len - sq, the window, the length). */

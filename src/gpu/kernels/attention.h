@@ -39,7 +39,7 @@ typedef struct wk_gpu_attn_args {
     int64_t block_size, num_blocks, max_blocks; /* paged: the pools' dim 2 and dim 0, the table's dim 1 */
     int64_t window_left, window_right;          /* -1: unbounded */
     int64_t group, nh, hchunks, nq, qtiles, items;
-    int64_t splits, split_len;                  /* key splits (grid.y) and the key positions each covers */
+    int64_t splits;                             /* key splits (grid.y; attention.cuh at_split) */
     float scale, softcap;                       /* softcap 0: none */
     int32_t bias_kind;                          /* AT_BIAS_* */
     int32_t tk;                                 /* keys per tile: AT_TK_WIDE or AT_TK_NARROW */
@@ -51,6 +51,7 @@ typedef struct wk_gpu_attn_args {
     int64_t snew, capacity; /* check: positions [lens[b], lens[b] + snew) must lie in [0, capacity) */
     int32_t *fault;         /* the device's fault record (layout.h) */
     int32_t code;           /* the fault code of the op */
+    int32_t check_lens;     /* the kernels check lens themselves (contiguous caches, few sequences): no attn_check */
 } wk_gpu_attn_args;
 
 /* The dtypes attention computes on (slots are wk_dtype values). */

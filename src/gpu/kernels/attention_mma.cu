@@ -298,9 +298,10 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
     int64_t lo, hi, lo2, hi2;
     at_window(p, it.len, it.i0, lo, hi);
     at_window(p, it.len, it.i0 + it.nq - 1, lo2, hi2);
-    int64_t s0 = (int64_t)blockIdx.y * p.split_len, end = hi2 < s0 + p.split_len ? hi2 : s0 + p.split_len;
+    int64_t s0, end;
+    at_split(p, lo, hi2, AM_TK, s0, end);
     int64_t full_hi = hi < end ? hi : end; /* tiles in [lo2, full_hi) are seen whole by every row */
-    lo = lo > s0 ? lo : s0;
+    lo = s0;
     am_state<D> st;
     am_init<D, DEC>(p, it, st);
     const float sl2 = p.scale * AM_LOG2E;

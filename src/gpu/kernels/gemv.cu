@@ -4,10 +4,9 @@
 #include "common.cuh"
 #include "gemv.h"
 
-/* The 16-byte vector at p as f32: 8 values of a 2-byte type, or 4 floats (the rest 0). */
-template <class T> __device__ __forceinline__ void gv_load(const T *p, float (&v)[8])
+/* A 16-byte vector as f32: 8 values of a 2-byte type, or 4 floats (the rest 0). */
+template <class T> __device__ __forceinline__ void gv_unpack(const wk_w16 &a, float (&v)[8])
 {
-    const wk_w16 a = wk_ldg((const wk_w16 *)p);
     if constexpr (sizeof(T) == 4) {
 #pragma unroll
         for (int i = 0; i < 4; i++) {
@@ -36,17 +35,33 @@ template <class T, int R, int LW> __device__ __forceinline__ void gemv_run(const
         wr[r] = (const T *)p.w + (row0 + r < p.N ? row0 + r : p.N - 1) * p.ldw;
         acc[r] = 0.0f;
     }
-#pragma unroll 4
-    for (int64_t c = gl; c < vecs; c += lpr) {
-        float xv[8];
-        gv_load(x + c * E, xv);
+    /* U vectors of each row in flight a lane before any is used: a short matrix (a decode step's 2048 x 2048) is
+     * read in one or two round trips to memory instead of one per vector. */
+    constexpr int U = 8 / R;
+    for (int64_t c0 = gl; c0 < vecs; c0 += U * lpr) {
+        wk_w16 wa[R][U], xa[U];
 #pragma unroll
-        for (int r = 0; r < R; r++) {
-            float wv[8];
-            gv_load(wr[r] + c * E, wv);
+        for (int u = 0; u < U; u++) {
+            const int64_t c = c0 + u * lpr < vecs ? c0 + u * lpr : c0; /* past the row: a vector it has, unused */
+            xa[u] = wk_ldg((const wk_w16 *)(x + c * E));
 #pragma unroll
-            for (int t = 0; t < E; t++)
-                acc[r] = fmaf(wv[t], xv[t], acc[r]);
+            for (int r = 0; r < R; r++)
+                wa[r][u] = wk_ldg((const wk_w16 *)(wr[r] + c * E));
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (c0 + u * lpr >= vecs)
+                continue;
+            float xv[8];
+            gv_unpack<T>(xa[u], xv);
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                float wv[8];
+                gv_unpack<T>(wa[r][u], wv);
+#pragma unroll
+                for (int t = 0; t < E; t++)
+                    acc[r] = fmaf(wv[t], xv[t], acc[r]);
+            }
         }
     }
 #pragma unroll
