@@ -56,9 +56,9 @@ if wanted profile; then
     mkdir -p "$WORK"
     [ -f "$WORK/model-F16.gguf" ] || ${PYTHON:-python3} .anchors/llama-bench/make_gguf.py "$WORK/model-F16.gguf" >"$OUT/make_gguf.log" 2>&1 || exit 1
     prompt=$(seq 300 811 | paste -sd, -)
-    for g in 1 0; do
-        printf 'model-F16.gguf bf16, WICK_LLAMA_GRAPH=%s: ' $g
-        WICK_LLAMA_GRAPH=$g timeout 200 "$BUILD/wick" generate "$WORK/model-F16.gguf" --prompt-ids "$prompt" -n 128 --ids \
+    for env in WICK_LLAMA_GRAPH=1 WICK_LLAMA_GRAPH=0 WICK_GPU_OVERLAP=0 "WICK_GPU_OVERLAP=0 WICK_LLAMA_GRAPH=0"; do
+        printf 'model-F16.gguf bf16, %s: ' "$env"
+        env $env timeout 200 "$BUILD/wick" generate "$WORK/model-F16.gguf" --prompt-ids "$prompt" -n 128 --ids \
             --device cuda:0 --dtype bf16 --warmup 2>&1 >/dev/null | tail -1
     done
     # every kernel of the prefill and three eager decode steps, at the GPU's clocks with warm caches (one CSV row each)

@@ -116,8 +116,8 @@ static int mma_slot(wk_gpu_dev *d, const wk_attn *a, const wk_gpu_attn_args *q)
     return wk_gpu_kernel_present(d, set, qt->dtype, slot, 0) ? slot : -1;
 }
 
-/* The fused kernel (mma: the tensor-core set, decode or prefill, in head-dim slot ds), and the merge when the
- * keys are split (partial results in stream-ordered scratch). */
+/* The fused kernel (mma: the tensor-core set, decode or prefill, in head-dim slot ds); split over keys, its blocks
+ * write partial rows to stream-ordered scratch and the last one of an item merges them. */
 static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds)
 {
     if (q->items > 0x7fffffff)
@@ -129,16 +129,18 @@ static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds)
     if (ds >= 0 && !dec)
         return WK_GPU_LAUNCH(d, attn_mma_prefill, dt, ds, 0, grid, block, 0, *q);
     void *part = NULL;
-    if (q->splits > 1) {
-        WK_TRY(wk_gpu_malloc(d, sizeof(float) * (size_t)(q->items * q->splits * AT_ROWS * (q->dv + 2)), &part));
+    wk_status s = WK_OK;
+    if (q->splits > 1) { /* the partial rows, then a ticket counter an item (zeroed) */
+        size_t rows = sizeof(float) * (size_t)(q->items * q->splits * AT_ROWS * (q->dv + 2));
+        WK_TRY(wk_gpu_malloc(d, rows + sizeof(int32_t) * (size_t)q->items, &part));
         q->part = part;
+        q->count = (int32_t *)((char *)part + rows);
+        s = wk_gpu_memset(d, q->count, 0, sizeof(int32_t) * (size_t)q->items);
     }
-    wk_status s = ds >= 0 ? WK_GPU_LAUNCH(d, attn_mma_decode, dt, ds, 0, grid, block, 0, *q)
-                          : WK_GPU_LAUNCH(d, attn_fwd, dt, 0, 0, grid, block, 0, *q);
-    wk_gpu_dim mgrid = {(unsigned)q->items, 1, 1};
-    if (s == WK_OK && q->splits > 1)
-        s = WK_GPU_LAUNCH(d, attn_merge, dt, 0, 0, mgrid, block, 0, *q);
-    wk_gpu_free(d, part); /* stream-ordered: the kernels queued above still read it */
+    if (s == WK_OK)
+        s = ds >= 0 ? WK_GPU_LAUNCH(d, attn_mma_decode, dt, ds, 0, grid, block, 0, *q)
+                    : WK_GPU_LAUNCH(d, attn_fwd, dt, 0, 0, grid, block, 0, *q);
+    wk_gpu_free(d, part); /* stream-ordered: the kernel queued above still reads it */
     return s;
 }
 

@@ -13,6 +13,7 @@ static struct {
 #define WK_CUDA_FN_FIELD(name, params) wk_##name##_fn name;
     WK_CUDA_FUNCTIONS(WK_CUDA_FN_FIELD)
 #undef WK_CUDA_FN_FIELD
+    wk_cuLaunchKernelEx_fn cuLaunchKernelEx; /* NULL on drivers before CUDA 12.0 */
 } cu;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -61,6 +62,8 @@ static void load_driver(void)
     }
     WK_CUDA_FUNCTIONS(WK_CUDA_RESOLVE)
 #undef WK_CUDA_RESOLVE
+    if (!wk_gpu_dlsym(h, "cuLaunchKernelEx", &cu.cuLaunchKernelEx))
+        cu.cuLaunchKernelEx = NULL;
     wk_CUresult r = cu.cuInit(0);
     if (r != WK_CUDA_SUCCESS) {
         const char *name = NULL;
@@ -372,8 +375,15 @@ static wk_status cuda_function_get(wk_gpu_handle module, const char *name, wk_gp
 }
 
 static wk_status cuda_launch(wk_gpu_handle fn, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem, wk_gpu_handle stream,
-                             void **args)
+                             void **args, unsigned flags)
 {
+    if ((flags & WK_GPU_LAUNCH_OVERLAP) && cu.cuLaunchKernelEx) {
+        wk_CUlaunchAttribute attr = {.id = WK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        wk_CUlaunchConfig cfg = {grid.x, grid.y, grid.z, block.x, block.y, block.z, smem, (wk_CUstream)stream, &attr, 1};
+        CU_TRY(cuLaunchKernelEx, (&cfg, (wk_CUfunction)fn, args, NULL));
+        return WK_OK;
+    }
     CU_TRY(cuLaunchKernel, ((wk_CUfunction)fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, smem,
                             (wk_CUstream)stream, args, NULL));
     return WK_OK;

@@ -118,4 +118,27 @@ enum {
 WK_CUDA_FUNCTIONS(WK_CUDA_FN_TYPE)
 #undef WK_CUDA_FN_TYPE
 
+/* cuLaunchKernelEx (CUDA 12.0 drivers and later; optional: without it launches go through cuLaunchKernel) and its
+ * configuration, laid out as cuda.h's CUlaunchConfig / CUlaunchAttribute (the ABI test compares sizes and offsets).
+ * wick sets one attribute: programmatic stream serialization (runtime.h WK_GPU_LAUNCH_OVERLAP). */
+typedef unsigned int wk_CUlaunchAttributeID; /* enum CUlaunchAttributeID_enum */
+enum { WK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
+typedef union wk_CUlaunchAttributeValue {
+    char pad[64];
+    int programmaticStreamSerializationAllowed;
+} wk_CUlaunchAttributeValue;
+typedef struct wk_CUlaunchAttribute {
+    wk_CUlaunchAttributeID id;
+    char pad[8 - sizeof(wk_CUlaunchAttributeID)];
+    wk_CUlaunchAttributeValue value;
+} wk_CUlaunchAttribute;
+typedef struct wk_CUlaunchConfig {
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+    wk_CUstream hStream;
+    wk_CUlaunchAttribute *attrs;
+    unsigned int numAttrs;
+} wk_CUlaunchConfig;
+typedef wk_CUresult (*wk_cuLaunchKernelEx_fn)(const wk_CUlaunchConfig *config, wk_CUfunction f, void **kernelParams,
+                                              void **extra);
+
 #endif

@@ -60,6 +60,13 @@ static wk_status pick_lanes(wk_gpu_dev *d)
                     "width is 64 on a 32-wide device with the wave64 test kernels (NVIDIA builds)", v, d->lanes);
 }
 
+/* Overlapped launches (runtime.h WK_GPU_LAUNCH_OVERLAP) on NVIDIA sm_90 and later, unless WICK_GPU_OVERLAP=0. */
+static void pick_overlap(wk_gpu_dev *d)
+{
+    const char *v = getenv("WICK_GPU_OVERLAP");
+    d->overlap = strncmp(d->props.arch, "sm_", 3) == 0 && atoi(d->props.arch + 3) >= 90 && !(v && strcmp(v, "0") == 0);
+}
+
 /* The width the kernels were compiled for, and the one the GPU runs, against the width the device reports
  * (probe.cu). The width-dependent kernels are correct only at their own width, so a mismatch (an AMD build
  * made with -mwavefrontsize64, or a compiler without __AMDGCN_WAVEFRONT_SIZE guessing wrong: compat.h) refuses
@@ -105,6 +112,7 @@ wk_status wk_gpu_dev_open(wk_gpu_vendor *v, int ordinal, wk_gpu_dev **out)
             d->module_count++;
     if (s == WK_OK)
         s = pick_lanes(d);
+    pick_overlap(d);
     if (s == WK_OK)
         s = rt->alloc_async(ordinal, d->stream, sizeof(wk_gpu_fault_rec), (void **)&d->fault);
     if (s == WK_OK)

@@ -28,6 +28,7 @@ struct wk_gpu_dev {
     int ordinal;
     wk_gpu_props props;
     int lanes; /* the logical warp width the width-dependent kernels run at (device.c, pick_lanes) */
+    bool overlap; /* kernels launched with WK_GPU_LAUNCH_OVERLAP (device.c, pick_overlap) */
     wk_gpu_handle ctx, stream;
     wk_gpu_handle modules[WK_GPU_MAX_IMAGES]; /* modules[i] from rt->images[i] */
     int module_count;

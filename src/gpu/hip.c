@@ -412,8 +412,9 @@ static wk_status hip_function_get(wk_gpu_handle module, const char *name, wk_gpu
 }
 
 static wk_status hip_launch(wk_gpu_handle fn, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem, wk_gpu_handle stream,
-                            void **args)
+                            void **args, unsigned flags)
 {
+    (void)flags; /* HIP has no programmatic dependent launch */
     /* Arguments go through kernelParams; `extra` (whose end marker HIP spells HIP_LAUNCH_PARAM_END = 0x03,
      * not CUDA's CU_LAUNCH_PARAM_END = 0x00) is not used. */
     HIP_TRY(hipModuleLaunchKernel, ((wk_hipFunction_t)fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, smem,

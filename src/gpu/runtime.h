@@ -6,6 +6,12 @@
 
 #include "gpu/gpu.h"
 
+/* A launch that may begin while the stream's previous kernel is still running (CUDA's programmatic dependent
+ * launch, sm_90 and later): every wick kernel first waits in wk_grid_wait (kernels/compat.h) until that kernel has
+ * completed and its writes are visible, so the order is the stream's; what overlaps is the launch itself and the
+ * blocks' start, a few microseconds of every small kernel. */
+#define WK_GPU_LAUNCH_OVERLAP 1u
+
 /* One embedded kernel module (a fatbin or code-object bundle made at build time from kernels/<name>.cu). */
 typedef struct wk_gpu_image {
     const char *name;
@@ -83,8 +89,9 @@ struct wk_gpu_runtime {
     wk_status (*module_load)(const wk_gpu_image *image, wk_gpu_handle *module);
     /* *fn = NULL (and WK_OK) when the module has no such function. */
     wk_status (*function_get)(wk_gpu_handle module, const char *name, wk_gpu_handle *fn);
+    /* flags: WK_GPU_LAUNCH_OVERLAP, where the runtime has it (else ignored). */
     wk_status (*launch)(wk_gpu_handle fn, wk_gpu_dim grid, wk_gpu_dim block, unsigned smem, wk_gpu_handle stream,
-                        void **args);
+                        void **args, unsigned flags);
     /* The kernels embedded for this vendor at build time, and their targets ("sm_80 sm_90 compute_90"). */
     const wk_gpu_image *images;
     const int *image_count;

@@ -49,4 +49,24 @@ SAME_VALUE(WK_CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, CUDA_ERROR_STREAM_CAPTURE_I
 #define SAME_FUNCTION(name, params) SAME_TYPE(wk_##name##_fn, __typeof__(&name));
 WK_CUDA_FUNCTIONS(SAME_FUNCTION)
 
+/* cuLaunchKernelEx's configuration: our structs have cuda.h's layout, the function its result and arguments. */
+#include <stddef.h>
+#define SAME_FIELD(ours, theirs, field)                                                                       \
+    _Static_assert(offsetof(ours, field) == offsetof(theirs, field), #ours "." #field " is elsewhere")
+_Static_assert(sizeof(wk_CUlaunchConfig) == sizeof(CUlaunchConfig), "CUlaunchConfig's size");
+_Static_assert(sizeof(wk_CUlaunchAttribute) == sizeof(CUlaunchAttribute), "CUlaunchAttribute's size");
+_Static_assert(sizeof(wk_CUlaunchAttributeValue) == sizeof(CUlaunchAttributeValue), "CUlaunchAttributeValue's size");
+SAME_TYPE(wk_CUlaunchAttributeID, CUlaunchAttributeID);
+SAME_FIELD(wk_CUlaunchConfig, CUlaunchConfig, gridDimX);
+SAME_FIELD(wk_CUlaunchConfig, CUlaunchConfig, blockDimZ);
+SAME_FIELD(wk_CUlaunchConfig, CUlaunchConfig, sharedMemBytes);
+SAME_FIELD(wk_CUlaunchConfig, CUlaunchConfig, hStream);
+SAME_FIELD(wk_CUlaunchConfig, CUlaunchConfig, attrs);
+SAME_FIELD(wk_CUlaunchConfig, CUlaunchConfig, numAttrs);
+SAME_FIELD(wk_CUlaunchAttribute, CUlaunchAttribute, id);
+SAME_FIELD(wk_CUlaunchAttribute, CUlaunchAttribute, value);
+SAME_FIELD(wk_CUlaunchAttributeValue, CUlaunchAttributeValue, programmaticStreamSerializationAllowed);
+SAME_VALUE(WK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+SAME_TYPE(__typeof__(cuLaunchKernelEx((const CUlaunchConfig *)0, (CUfunction)0, (void **)0, (void **)0)), wk_CUresult);
+
 int main(void) { return 0; }

@@ -295,6 +295,8 @@ template <class T, int TK> __device__ __forceinline__ void at_fwd(const wk_gpu_a
         __syncthreads(); /* before the next tile overwrites them */
     }
     at_finish<T>(p, it, item, st);
+    if (p.splits > 1)
+        at_merge_last<T>(p, it, item);
 }
 
 template <class T, class, int> __device__ __forceinline__ void attn_fwd_run(const wk_gpu_attn_args &p)
@@ -304,49 +306,6 @@ template <class T, class, int> __device__ __forceinline__ void attn_fwd_run(cons
         at_fwd<T, AT_TK_WIDE>(p, sm);
     else
         at_fwd<T, AT_TK_NARROW>(p, sm);
-}
-
-/* The splits of one item merged: each weighed by exp(m_s - max m). */
-template <class T, class, int> __device__ __forceinline__ void attn_merge_run(const wk_gpu_attn_args &p)
-{
-    __shared__ float M[AT_ROWS], L[AT_ROWS];
-    int64_t item = blockIdx.x;
-    at_item it = at_item_of(p, item);
-    const int64_t w = p.dv + 2, step = AT_ROWS * w;
-    const float *part = p.part + item * p.splits * step;
-    /* The loops over splits carry no test of their own and are unrolled: their loads are independent, so many
-     * are in flight at once (decode may have dozens of splits). */
-    for (int r = (int)threadIdx.x; r < it.n; r += AT_THREADS) {
-        float m = -INFINITY, l = 0.0f;
-#pragma unroll 8
-        for (int64_t s = 0; s < p.splits; s++)
-            m = part[s * step + r * w + p.dv] > m ? part[s * step + r * w + p.dv] : m;
-        if (m != -INFINITY) {
-#pragma unroll 8
-            for (int64_t s = 0; s < p.splits; s++) {
-                float ms = part[s * step + r * w + p.dv];
-                l += ms == -INFINITY ? 0.0f : part[s * step + r * w + p.dv + 1] * expf(ms - m);
-            }
-        }
-        M[r] = m;
-        L[r] = l;
-    }
-    __syncthreads();
-    for (int64_t e = threadIdx.x; e < it.n * p.dv; e += AT_THREADS) {
-        int64_t r = e / p.dv, c = e - r * p.dv;
-        float m = M[r], l = L[r], acc = 0.0f;
-        if (m != -INFINITY) {
-#pragma unroll 8
-            for (int64_t s = 0; s < p.splits; s++) {
-                float ms = part[s * step + r * w + p.dv];
-                acc += ms == -INFINITY ? 0.0f : part[s * step + r * w + c] * expf(ms - m);
-            }
-        }
-        int64_t row = (it.b * p.hq + it.h0 + r / it.nq) * p.sq + it.i0 + r % it.nq;
-        wk_st((T *)p.out + row * p.dv + c, acc * (l > 0 ? 1.0f / l : 0.0f));
-        if (p.lse && c == 0)
-            p.lse[row] = l > 0 ? m + logf(l) : -INFINITY;
-    }
 }
 
 /* Every batch's length in [0, capacity - snew] and, paged, the block ids of positions [from, len + snew) in the

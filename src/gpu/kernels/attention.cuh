@@ -48,6 +48,56 @@ __device__ __forceinline__ void at_split(const wk_gpu_attn_args &p, int64_t lo, 
     s1 = s0 + run < hi ? s0 + run : hi;
 }
 
+/* The splits of one item merged into out and lse: each weighed by exp(m_s - max m). The partial rows were
+ * written by other blocks: read through volatile pointers (from L2, never a stale L1 line). */
+template <class T> __device__ __forceinline__ void at_merge(const wk_gpu_attn_args &p, const at_item &it, int64_t item)
+{
+    __shared__ float M[AT_ROWS], L[AT_ROWS];
+    const int64_t w = p.dv + 2, step = AT_ROWS * w;
+    const volatile float *part = p.part + item * p.splits * step;
+    for (int r = (int)threadIdx.x; r < it.n; r += (int)blockDim.x) {
+        float m = -INFINITY, l = 0.0f;
+        for (int64_t s = 0; s < p.splits; s++)
+            m = fmaxf(m, part[s * step + r * w + p.dv]);
+        for (int64_t s = 0; s < p.splits && m != -INFINITY; s++) {
+            float ms = part[s * step + r * w + p.dv];
+            l += ms == -INFINITY ? 0.0f : part[s * step + r * w + p.dv + 1] * expf(ms - m);
+        }
+        M[r] = m;
+        L[r] = l;
+    }
+    __syncthreads();
+    for (int64_t e = threadIdx.x; e < it.n * p.dv; e += blockDim.x) {
+        int64_t r = e / p.dv, c = e - r * p.dv;
+        float m = M[r], l = L[r], acc = 0.0f;
+        for (int64_t s = 0; s < p.splits && m != -INFINITY; s++) {
+            float ms = part[s * step + r * w + p.dv];
+            acc += ms == -INFINITY ? 0.0f : part[s * step + r * w + c] * expf(ms - m);
+        }
+        int64_t row = (it.b * p.hq + it.h0 + r / it.nq) * p.sq + it.i0 + r % it.nq;
+        wk_st((T *)p.out + row * p.dv + c, acc * (l > 0 ? 1.0f / l : 0.0f));
+        if (p.lse && c == 0)
+            p.lse[row] = l > 0 ? m + logf(l) : -INFINITY;
+    }
+}
+
+/* After a split's partial rows are written: the item's block that finishes last (a ticket per item in p.count)
+ * merges all of them; the others return. */
+template <class T>
+__device__ __forceinline__ void at_merge_last(const wk_gpu_attn_args &p, const at_item &it, int64_t item)
+{
+    __shared__ int last;
+    __threadfence(); /* this block's partial rows are visible before its ticket is */
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicAdd(p.count + item, 1) == (int)p.splits - 1;
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence(); /* the other blocks' rows are read after their tickets */
+    at_merge<T>(p, it, item);
+}
+
 /* The keys [lo, hi) query i sees (its position i + len - sq, the window, the length). */
 __device__ __forceinline__ void at_window(const wk_gpu_attn_args &p, int64_t len, int64_t i, int64_t &lo, int64_t &hi)
 {

@@ -33,6 +33,7 @@ typedef struct wk_gpu_attn_args {
     void *out;               /* (B, Hq, Sq, Dv) contiguous */
     float *lse;              /* (B, Hq, Sq) contiguous, or NULL */
     float *part;             /* splits > 1: per (item, split, row) dv + 2 floats: acc, m, l */
+    int32_t *count;          /* splits > 1: per item, the splits done (zero before the launch) */
     int64_t qs[4], ks[4], vs[4], bs[4];
     int64_t alibi_s, lens_s, table_s[2];
     int64_t B, hq, hkv, sq, skv, d, dv;
@@ -61,12 +62,12 @@ typedef struct wk_gpu_attn_args {
     Y(_f32, float, __VA_ARGS__) N(_f64, double, __VA_ARGS__)
 
 /* attn_fwd: grid (items, splits), AT_THREADS threads; writes out / lse (splits == 1) or part.
- * attn_merge: grid (items), AT_THREADS threads; merges part into out / lse.
+ * Split over keys, the block of an item that finishes last merges its splits' part into out / lse (attention.cuh
+ * at_merge_last: count holds one ticket counter an item, zeroed before the launch).
  * attn_check: grid-stride over B * (max_blocks or 1); sets the fault record for a bad length or block id.
  * attn_append: grid-stride over the new elements; copies bits (A: the element size), nothing once a fault is set. */
 #define WK_ATTENTION_KERNELS(X)                                                                                   \
     X(attention, attn_fwd, wk_gpu_attn_args, AT_DT, NONE, ONE, __launch_bounds__(AT_THREADS))                    \
-    X(attention, attn_merge, wk_gpu_attn_args, AT_DT, NONE, ONE, __launch_bounds__(AT_THREADS))                  \
     X(attention, attn_check, wk_gpu_attn_args, NONE, NONE, ONE, )                                                \
     X(attention, attn_append, wk_gpu_attn_args, SIZES, NONE, ONE, )
 

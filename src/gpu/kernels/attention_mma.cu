@@ -38,7 +38,7 @@ template <int D> union am_smem {
     am_red<D> r;
 };
 static_assert(sizeof(am_smem<128>) <= 48 * 1024, "under the default shared-memory limit of a block");
-static_assert(AM_THREADS == AT_THREADS && AT_ROWS == 16, "decode's rows and threads are attn_merge's");
+static_assert(AM_THREADS == AT_THREADS && AT_ROWS == 16, "decode's rows and threads are attn_fwd's (the merge)");
 
 /* A thread's rows g and g + 8 of its warp's 16 (lane = 4 g + t): Q fragments (k-steps of 16 dims), the output
  * fragments (n-tiles of 8 dims), the running max (log2 units: scores times scale * log2 e) and this thread's
@@ -232,7 +232,7 @@ __device__ __forceinline__ void am_finish(const wk_gpu_attn_args &p, const at_it
 }
 
 /* Decode's result: the four warps' states of the item's rows (each over its own keys) merged through shared
- * memory, then out and lse (splits == 1) or the split's partial rows for attn_merge (acc, m, l as attn_fwd
+ * memory, then out and lse (splits == 1) or the split's partial rows for at_merge_last (acc, m, l as attn_fwd
  * writes them). */
 template <class T, int D>
 __device__ __forceinline__ void am_finish_dec(const wk_gpu_attn_args &p, const at_item &it, int64_t item,
@@ -338,9 +338,11 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
             wk_tc_async_commit();
         }
     }
-    if (DEC)
+    if (DEC) {
         am_finish_dec<T, D>(p, it, item, st, sm.r);
-    else
+        if (p.splits > 1)
+            at_merge_last<T>(p, it, item);
+    } else
         am_finish<T, D>(p, it, st);
 }
 

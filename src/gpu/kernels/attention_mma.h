@@ -1,7 +1,7 @@
 /* attention_mma.h: the attention family's tensor-core kernels (kernels/attention_mma.cu, gpu/attention.c): the
  * fused attention on f16/bf16 with mma.sync m16n8k16 (FlashAttention-2's scheme), for NVIDIA sm_80 and later.
  * They take the attention family's struct (attention.h) and write what attn_fwd writes: out and lse, or, split
- * over keys, the partial rows attn_merge combines. */
+ * over keys, the partial rows the last split's block combines (attention.cuh at_merge_last). */
 #ifndef WK_GPU_KERNELS_ATTENTION_MMA_H
 #define WK_GPU_KERNELS_ATTENTION_MMA_H
 
@@ -11,7 +11,7 @@
  * prefill: a work item is AM_ROWS queries of one query head (nh = 1, nq = AM_ROWS), 16 rows a warp; no splits.
  * decode: a work item is AT_ROWS rows (a group's query heads x a few queries, as attn_fwd plans them), shared by
  * the four warps, each taking 16 keys of every tile; the warps' states are merged at the end, and splits of the
- * keys (grid.y, runs of whole tiles of AM_TK: attention.cuh at_split) are merged by attn_merge. */
+ * keys (grid.y, runs of whole tiles of AM_TK: attention.cuh at_split) are merged by the block that finishes last. */
 #define AM_WARPS 4
 #define AM_THREADS (AM_WARPS * 32)
 #define AM_ROWS (AM_WARPS * 16)

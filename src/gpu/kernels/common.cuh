@@ -40,14 +40,19 @@ template <> __device__ __forceinline__ void wk_st<wk_bf16>(wk_bf16 *p, float v) 
 struct wk_none {};
 
 /* X of a family's kernel list (entries.h): defines every entry point of a set, each
- *     extern "C" __global__ void ATTR <set><sfx A><sfx B><sfx W>(const P p) { <set>_run<TA, TB, LW>(p); }
+ *     extern "C" __global__ void ATTR <set><sfx A><sfx B><sfx W>(const P p)
+ *     { wk_grid_wait(); <set>_run<TA, TB, LW>(p); }
  * for the variants its axes build; the family writes template <class TA, class TB, int LW> set##_run. */
 #define WK_DEFINE_KERNELS(fam, set, P, A, B, W, ATTR) WK_AX_##A(WK_DEF_A_, WK_DEF_SKIP_, set, P, B, W, ATTR)
 #define WK_DEF_SKIP_(...)
 #define WK_DEF_A_(sa, Ta, set, P, B, W, ATTR) WK_BX_##B(WK_DEF_B_, WK_DEF_SKIP_, set, P, W, ATTR, sa, Ta)
 #define WK_DEF_B_(sb, Tb, set, P, W, ATTR, sa, Ta) WK_WX_##W(WK_DEF_W_, WK_DEF_SKIP_, set, P, ATTR, sa, Ta, sb, Tb)
 #define WK_DEF_W_(sw, LW, set, P, ATTR, sa, Ta, sb, Tb)                                                          \
-    WK_KERNEL void ATTR set##sa##sb##sw(const P p) { set##_run<Ta, Tb, LW>(p); }
+    WK_KERNEL void ATTR set##sa##sb##sw(const P p)                                                              \
+    {                                                                                                            \
+        wk_grid_wait();                                                                                          \
+        set##_run<Ta, Tb, LW>(p);                                                                                \
+    }
 
 /* X(suffix, storage type) for each dtype group; kernel names end in the suffix ("binary_add_f32"). */
 #define WK_INT_DTYPES(X) X(u8, uint8_t) X(u32, uint32_t) X(i32, int32_t) X(i64, int64_t)

@@ -146,6 +146,18 @@ template <class T> __device__ __forceinline__ T wk_ldg(const T *p)
 }
 #endif
 
+/* The start of every kernel (common.cuh WK_DEFINE_KERNELS). Launched to overlap the stream's previous kernel
+ * (runtime.h WK_GPU_LAUNCH_OVERLAP: programmatic dependent launch, NVIDIA sm_90 and later), it waits until that
+ * kernel has completed and its writes are visible, then lets the stream's next kernel begin its launch in turn.
+ * Launched plainly, and on every other target, it does nothing. */
+__device__ __forceinline__ void wk_grid_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__HIPCC__)
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 /* An empty statement that tells the compiler v may have changed here, emitting nothing: work that depends on v is
  * not hoisted above it out of a loop (a kernel that holds packed values across a loop keeps them packed instead of
  * keeping their conversions, which would take twice the registers). */
