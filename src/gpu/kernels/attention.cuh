@@ -49,35 +49,57 @@ __device__ __forceinline__ void at_split(const wk_gpu_attn_args &p, int64_t lo, 
 }
 
 /* The splits of one item merged into out and lse: each weighed by exp(m_s - max m). The partial rows were
- * written by other blocks: read through volatile pointers (from L2, never a stale L1 line). */
+ * written by other blocks: read through volatile pointers (from L2, never a stale L1 line), batches of AT_MERGE_U
+ * splits at a time with no load depending on another, so that a batch costs one trip to L2. Eight lanes a row
+ * find its max and sum (lanes 8r to 8r + 7: one group of a warp, or of a wave64 of AMD), then every thread takes
+ * elements of the rows. */
+#define AT_MERGE_U 8
 template <class T> __device__ __forceinline__ void at_merge(const wk_gpu_attn_args &p, const at_item &it, int64_t item)
 {
     __shared__ float M[AT_ROWS], L[AT_ROWS];
     const int64_t w = p.dv + 2, step = AT_ROWS * w;
     const volatile float *part = p.part + item * p.splits * step;
-    for (int r = (int)threadIdx.x; r < it.n; r += (int)blockDim.x) {
+    for (int r = (int)threadIdx.x / 8, j = (int)threadIdx.x % 8; r < AT_ROWS; r += (int)blockDim.x / 8) {
+        const volatile float *row = part + r * w + p.dv; /* m, then l */
         float m = -INFINITY, l = 0.0f;
-        for (int64_t s = 0; s < p.splits; s++)
-            m = fmaxf(m, part[s * step + r * w + p.dv]);
-        for (int64_t s = 0; s < p.splits && m != -INFINITY; s++) {
-            float ms = part[s * step + r * w + p.dv];
-            l += ms == -INFINITY ? 0.0f : part[s * step + r * w + p.dv + 1] * expf(ms - m);
+        for (int64_t s = j; s < p.splits && r < it.n; s += 8)
+            m = fmaxf(m, row[s * step]);
+        m = fmaxf(m, wk_shfl_xor(m, 4));
+        m = fmaxf(m, wk_shfl_xor(m, 2));
+        m = fmaxf(m, wk_shfl_xor(m, 1));
+        for (int64_t s = j; s < p.splits && r < it.n && m != -INFINITY; s += 8) {
+            float ms = row[s * step], ls = row[s * step + 1];
+            l += ms == -INFINITY ? 0.0f : ls * expf(ms - m);
         }
-        M[r] = m;
-        L[r] = l;
+        l += wk_shfl_xor(l, 4);
+        l += wk_shfl_xor(l, 2);
+        l += wk_shfl_xor(l, 1);
+        if (j == 0) {
+            M[r] = m;
+            L[r] = l;
+        }
     }
     __syncthreads();
     for (int64_t e = threadIdx.x; e < it.n * p.dv; e += blockDim.x) {
         int64_t r = e / p.dv, c = e - r * p.dv;
+        const volatile float *row = part + r * w;
         float m = M[r], l = L[r], acc = 0.0f;
-        for (int64_t s = 0; s < p.splits && m != -INFINITY; s++) {
-            float ms = part[s * step + r * w + p.dv];
-            acc += ms == -INFINITY ? 0.0f : part[s * step + r * w + c] * expf(ms - m);
+        for (int64_t s0 = 0; s0 < p.splits && m != -INFINITY; s0 += AT_MERGE_U) {
+            float ms[AT_MERGE_U], a[AT_MERGE_U];
+#pragma unroll
+            for (int u = 0; u < AT_MERGE_U; u++) {
+                int64_t s = s0 + u < p.splits ? s0 + u : s0; /* past the last split: one already counted, unused */
+                ms[u] = row[s * step + p.dv];
+                a[u] = row[s * step + c];
+            }
+#pragma unroll
+            for (int u = 0; u < AT_MERGE_U; u++)
+                acc += s0 + u >= p.splits || ms[u] == -INFINITY ? 0.0f : a[u] * expf(ms[u] - m);
         }
-        int64_t row = (it.b * p.hq + it.h0 + r / it.nq) * p.sq + it.i0 + r % it.nq;
-        wk_st((T *)p.out + row * p.dv + c, acc * (l > 0 ? 1.0f / l : 0.0f));
+        int64_t orow = (it.b * p.hq + it.h0 + r / it.nq) * p.sq + it.i0 + r % it.nq;
+        wk_st((T *)p.out + orow * p.dv + c, acc * (l > 0 ? 1.0f / l : 0.0f));
         if (p.lse && c == 0)
-            p.lse[row] = l > 0 ? m + logf(l) : -INFINITY;
+            p.lse[orow] = l > 0 ? m + logf(l) : -INFINITY;
     }
 }
 
