@@ -33,33 +33,45 @@ static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L
     return wm_join_heads(sc, a, out);
 }
 
-/* One layer: x (B, n, hidden) -> *out, a new reference the caller owns. */
-static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_tensor *x, const llama_step *st,
-                           wk_tensor **out, char *err, size_t cap)
+/* *sum = x + r and *out = its rms_norm with w (wk_add_rms_norm), both held by sc. */
+static wk_status add_norm(wm_scope *sc, const llama_model *m, const wk_tensor *x, const wk_tensor *r,
+                          const wk_tensor *w, wk_tensor **sum, wk_tensor **out)
+{
+    wk_status s = wk_add_rms_norm(x, r, w, m->cfg.eps, sum, out);
+    if (s != WK_OK)
+        return wm_fail(sc->err, sc->cap, s, "%s", wk_last_error());
+    if ((s = wm_track(sc, WK_OK, sum)) != WK_OK) {
+        wk_tensor_release(*out);
+        return s;
+    }
+    return wm_track(sc, WK_OK, out);
+}
+
+/* One layer: x (B, n, hidden) and h, x through the layer's attention norm, -> *out, x after the layer, and *hn,
+ * *out through `next` (the next layer's attention norm, or the final norm): new references the caller owns. Each
+ * residual add is fused with the norm that follows it (wk_add_rms_norm). */
+static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_tensor *x, const wk_tensor *h,
+                           const wk_tensor *next, const llama_step *st, wk_tensor **out, wk_tensor **hn, char *err,
+                           size_t cap)
 {
     wm_scope sc = {.err = err, .cap = cap};
-    wk_tensor *h = NULL, *att = NULL, *o = NULL, *x1 = NULL, *h2 = NULL, *gu = NULL, *g = NULL, *d = NULL, *y = NULL;
-    wk_status s = wm_track(&sc, wk_rms_norm(x, L->attn_norm, m->cfg.eps, &h), &h);
-    if (s == WK_OK)
-        s = attend(&sc, m, L, h, st, &att);
+    wk_tensor *att = NULL, *o = NULL, *x1 = NULL, *h2 = NULL, *gu = NULL, *g = NULL, *d = NULL, *y = NULL, *yn = NULL;
+    wk_status s = attend(&sc, m, L, h, st, &att);
     if (s == WK_OK)
         s = wm_linear(&sc, att, L->o_t, NULL, &o);
     if (s == WK_OK)
-        s = wm_track(&sc, wk_binary(WK_BINARY_ADD, x, o, &x1), &x1);
-    if (s == WK_OK)
-        s = wm_track(&sc, wk_rms_norm(x1, L->ffn_norm, m->cfg.eps, &h2), &h2);
+        s = add_norm(&sc, m, x, o, L->ffn_norm, &x1, &h2);
     if (s == WK_OK)
         s = wm_linear(&sc, h2, L->gate_up_t, NULL, &gu);
     if (s == WK_OK)
         s = wm_track(&sc, wk_glu(WK_GLU_SWIGLU, gu, &g), &g);
     if (s == WK_OK)
         s = wm_linear(&sc, g, L->down_t, NULL, &d);
-    if (s == WK_OK)
-        s = wm_track(&sc, wk_binary(WK_BINARY_ADD, x1, d, &y), &y);
-    if (s == WK_OK)
-        wk_tensor_retain(y);
+    if (s == WK_OK && (s = wk_add_rms_norm(x1, d, next, m->cfg.eps, &y, &yn)) != WK_OK)
+        wm_fail(err, cap, s, "%s", wk_last_error());
     wm_scope_end(&sc);
     *out = s == WK_OK ? y : NULL;
+    *hn = s == WK_OK ? yn : NULL;
     return s;
 }
 
@@ -99,16 +111,15 @@ wk_status llama_sample(const llama_model *m, const wk_tensor *last, wk_tensor **
     return st;
 }
 
-/* x's positions (all, or the last) through the final norm and the lm head: f32 logits (B, rows, vocab) when
- * `logits` is not NULL, the next ids (i64, B) of the last position when `next` is not NULL (the argmax when greedy
- * or the sampling's temperature is 0, else llama_sample's draw); new references. */
-static wk_status head(wm_scope *sc, const llama_model *m, const wk_tensor *x, const llama_step *st, bool all,
+/* The lm head over xn's positions (all, or the last; xn: the last layer's output through the final norm): f32
+ * logits (B, rows, vocab) when `logits` is not NULL, the next ids (i64, B) of the last position when `next` is not
+ * NULL (the argmax when greedy or the sampling's temperature is 0, else llama_sample's draw); new references. */
+static wk_status head(wm_scope *sc, const llama_model *m, const wk_tensor *xn, const llama_step *st, bool all,
                       wk_tensor **logits, wk_tensor **next)
 {
     int n = st->n;
-    wk_tensor *h = NULL, *hn = NULL, *lg = NULL, *l32 = NULL, *last = NULL, *am = NULL;
-    WM_TRACK(sc, &h, wk_narrow(x, 1, all ? 0 : n - 1, all ? n : 1, &h));
-    WM_TRACK(sc, &hn, wk_rms_norm(h, m->out_norm, m->cfg.eps, &hn));
+    wk_tensor *hn = NULL, *lg = NULL, *l32 = NULL, *last = NULL, *am = NULL;
+    WM_TRACK(sc, &hn, wk_narrow(xn, 1, all ? 0 : n - 1, all ? n : 1, &hn));
     WM_TRY(wm_linear(sc, hn, m->lm_head_t, NULL, &lg));
     if (logits) {
         WM_TRACK(sc, &l32, wk_cast(lg, WK_F32, &l32));
@@ -133,22 +144,28 @@ wk_status llama_step_run(llama_model *m, const wk_tensor *ids, const llama_step 
     wm_scope sc = {.err = err, .cap = cap};
     int n = st->n;
     int64_t flat = (int64_t)m->batch * n, x3[3] = {m->batch, n, m->cfg.hidden};
-    wk_tensor *fl = NULL, *e = NULL, *x = NULL;
+    wk_tensor *fl = NULL, *e = NULL, *x = NULL, *h = NULL;
     wk_status s = wm_track(&sc, wk_reshape(ids, 1, &flat, &fl), &fl);
     if (s == WK_OK)
         s = wm_track(&sc, wk_index_select(m->embed, 0, fl, &e), &e);
     if (s == WK_OK && (s = wk_reshape(e, 3, x3, &x)) != WK_OK)
         wm_fail(err, cap, s, "%s", wk_last_error());
+    if (s == WK_OK && (s = wk_rms_norm(x, m->layer[0].attn_norm, m->cfg.eps, &h)) != WK_OK)
+        wm_fail(err, cap, s, "%s", wk_last_error());
     for (int i = 0; i < m->cfg.layers && s == WK_OK; i++) {
-        wk_tensor *y = NULL;
-        s = run_layer(m, &m->layer[i], x, st, &y, err, cap);
+        const wk_tensor *next = i + 1 < m->cfg.layers ? m->layer[i + 1].attn_norm : m->out_norm;
+        wk_tensor *y = NULL, *yn = NULL;
+        s = run_layer(m, &m->layer[i], x, h, next, st, &y, &yn, err, cap);
         wk_tensor_release(x);
+        wk_tensor_release(h);
         x = y;
+        h = yn;
     }
-    if (s == WK_OK && (s = wm_track(&sc, WK_OK, &x)) == WK_OK)
-        s = head(&sc, m, x, st, all, logits, next);
+    wk_tensor_release(x); /* the head needs only the normed output */
+    if (s == WK_OK && (s = wm_track(&sc, WK_OK, &h)) == WK_OK)
+        s = head(&sc, m, h, st, all, logits, next);
     else
-        wk_tensor_release(x);
+        wk_tensor_release(h);
     wm_scope_end(&sc);
     return s;
 }

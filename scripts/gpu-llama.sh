@@ -5,7 +5,8 @@
 #   scripts/gpu-llama.sh anchor-build          (llama.cpp built in /tmp/llama-kit-build-sm90)
 #   scripts/gpu-llama.sh anchor wick           (the random-weight Llama-3.2-1B-shaped GGUFs, llama-bench, then wick)
 #   scripts/gpu-llama.sh profile               (no llama.cpp build: the F16 GGUF, wick's decode rate, and each kernel
-#                                               of two eager decode steps timed by ncu at the GPU's own clocks)
+#                                               of three eager decode steps timed by ncu at the GPU's own clocks;
+#                                               PROFILE_QUANT=Q4_0 adds that file, made by a CPU build of llama-quantize)
 # wick: `wick generate FILE --warmup` with a 512-token prompt and 128 new tokens, batch 1, on cuda:0, for each file
 # it can read (F16 today; the quantized ones once issue 13's matmul lands), in f16 and bf16.
 # Environment: OUT (./gpu-out), BUILD_DIR (build-gpu; built by gpu-check.sh or here), CMAKE_ARGS.
@@ -55,15 +56,29 @@ if wanted profile; then
     [ -x "$BUILD/wick" ] || { echo "gpu-llama.sh profile: build $BUILD first" >&2; exit 1; }
     mkdir -p "$WORK"
     [ -f "$WORK/model-F16.gguf" ] || ${PYTHON:-python3} .anchors/llama-bench/make_gguf.py "$WORK/model-F16.gguf" >"$OUT/make_gguf.log" 2>&1 || exit 1
+    files=("$WORK/model-F16.gguf")
+    if [ -n "${PROFILE_QUANT:-}" ]; then # e.g. Q4_0: llama.cpp's quantizer built for the CPU (a minute), then the file
+        q=/tmp/llama-quantize-cpu
+        [ -x $q/bin/llama-quantize ] || { cmake -S .anchors/llama-bench/llama.cpp -B $q -DGGML_CUDA=OFF -DLLAMA_CURL=OFF \
+            -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+            -DLLAMA_BUILD_SERVER=OFF -DLLAMA_OPENSSL=OFF -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF &&
+            cmake --build $q -j"$(nproc)" --target llama-quantize; } >"$OUT/quantize-build.log" 2>&1 || exit 1
+        f="$WORK/model-$PROFILE_QUANT.gguf"
+        [ -f "$f" ] || $q/bin/llama-quantize "$WORK/model-F16.gguf" "$f" "$PROFILE_QUANT" >"$OUT/quantize.log" 2>&1 || exit 1
+        files+=("$f")
+    fi
     prompt=$(seq 300 811 | paste -sd, -)
-    for env in WICK_LLAMA_GRAPH=1 WICK_LLAMA_GRAPH=0 WICK_GPU_OVERLAP=0 "WICK_GPU_OVERLAP=0 WICK_LLAMA_GRAPH=0"; do
-        printf 'model-F16.gguf bf16, %s: ' "$env"
-        env $env timeout 200 "$BUILD/wick" generate "$WORK/model-F16.gguf" --prompt-ids "$prompt" -n 128 --ids \
-            --device cuda:0 --dtype bf16 --warmup 2>&1 >/dev/null | tail -1
+    for f in "${files[@]}"; do
+        name=$(basename "$f" .gguf)
+        for env in WICK_LLAMA_GRAPH=1 WICK_LLAMA_GRAPH=0 WICK_GPU_OVERLAP=0 "WICK_GPU_OVERLAP=0 WICK_LLAMA_GRAPH=0"; do
+            printf '%s bf16, %s: ' "$name" "$env"
+            env $env timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --ids \
+                --device cuda:0 --dtype bf16 --warmup 2>&1 >/dev/null | tail -1
+        done
+        # every kernel of the prefill and three eager decode steps, at the GPU's clocks with warm caches (one CSV row each)
+        WICK_LLAMA_GRAPH=0 timeout 400 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv \
+            "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 4 --ids --device cuda:0 --dtype bf16 \
+            >"$OUT/profile-$name.csv" 2>"$OUT/profile-$name.err"
+        echo "ncu rc $?: $(grep -c gpu__time_duration "$OUT/profile-$name.csv") kernels in $OUT/profile-$name.csv"
     done
-    # every kernel of the prefill and three eager decode steps, at the GPU's clocks with warm caches (one CSV row each)
-    WICK_LLAMA_GRAPH=0 timeout 400 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv \
-        "$BUILD/wick" generate "$WORK/model-F16.gguf" --prompt-ids "$prompt" -n 4 --ids --device cuda:0 --dtype bf16 \
-        >"$OUT/profile-decode.csv" 2>"$OUT/profile-decode.err"
-    echo "ncu rc $?: $(grep -c gpu__time_duration "$OUT/profile-decode.csv") kernels in $OUT/profile-decode.csv"
 fi

@@ -49,26 +49,26 @@ __device__ __forceinline__ void at_split(const wk_gpu_attn_args &p, int64_t lo, 
 }
 
 /* The splits of one item merged into out and lse: each weighed by exp(m_s - max m). The partial rows were
- * written by other blocks: read through volatile pointers (from L2, never a stale L1 line), batches of AT_MERGE_U
- * splits at a time with no load depending on another, so that a batch costs one trip to L2. Eight lanes a row
+ * written by other blocks: read from L2 (wk_ld_l2, never a stale L1 line), batches of AT_MERGE_U splits at a time
+ * with no load depending on another, so that a batch costs one trip to L2. Eight lanes a row
  * find its max and sum (lanes 8r to 8r + 7: one group of a warp, or of a wave64 of AMD), then every thread takes
  * elements of the rows. */
-#define AT_MERGE_U 8
+#define AT_MERGE_U 16
 template <class T> __device__ __forceinline__ void at_merge(const wk_gpu_attn_args &p, const at_item &it, int64_t item)
 {
     __shared__ float M[AT_ROWS], L[AT_ROWS];
     const int64_t w = p.dv + 2, step = AT_ROWS * w;
-    const volatile float *part = p.part + item * p.splits * step;
+    const float *part = p.part + item * p.splits * step;
     for (int r = (int)threadIdx.x / 8, j = (int)threadIdx.x % 8; r < AT_ROWS; r += (int)blockDim.x / 8) {
-        const volatile float *row = part + r * w + p.dv; /* m, then l */
+        const float *row = part + r * w + p.dv; /* m, then l */
         float m = -INFINITY, l = 0.0f;
         for (int64_t s = j; s < p.splits && r < it.n; s += 8)
-            m = fmaxf(m, row[s * step]);
+            m = fmaxf(m, wk_ld_l2(row + s * step));
         m = fmaxf(m, wk_shfl_xor(m, 4));
         m = fmaxf(m, wk_shfl_xor(m, 2));
         m = fmaxf(m, wk_shfl_xor(m, 1));
         for (int64_t s = j; s < p.splits && r < it.n && m != -INFINITY; s += 8) {
-            float ms = row[s * step], ls = row[s * step + 1];
+            float ms = wk_ld_l2(row + s * step), ls = wk_ld_l2(row + s * step + 1);
             l += ms == -INFINITY ? 0.0f : ls * expf(ms - m);
         }
         l += wk_shfl_xor(l, 4);
@@ -82,15 +82,15 @@ template <class T> __device__ __forceinline__ void at_merge(const wk_gpu_attn_ar
     __syncthreads();
     for (int64_t e = threadIdx.x; e < it.n * p.dv; e += blockDim.x) {
         int64_t r = e / p.dv, c = e - r * p.dv;
-        const volatile float *row = part + r * w;
+        const float *row = part + r * w;
         float m = M[r], l = L[r], acc = 0.0f;
         for (int64_t s0 = 0; s0 < p.splits && m != -INFINITY; s0 += AT_MERGE_U) {
             float ms[AT_MERGE_U], a[AT_MERGE_U];
 #pragma unroll
             for (int u = 0; u < AT_MERGE_U; u++) {
                 int64_t s = s0 + u < p.splits ? s0 + u : s0; /* past the last split: one already counted, unused */
-                ms[u] = row[s * step + p.dv];
-                a[u] = row[s * step + c];
+                ms[u] = wk_ld_l2(row + s * step + p.dv);
+                a[u] = wk_ld_l2(row + s * step + c);
             }
 #pragma unroll
             for (int u = 0; u < AT_MERGE_U; u++)

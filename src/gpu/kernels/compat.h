@@ -146,6 +146,17 @@ template <class T> __device__ __forceinline__ T wk_ldg(const T *p)
 }
 #endif
 
+/* A load from L2, past the SM's L1: data other blocks of the running kernel wrote (read after their fence and a
+ * ticket that says they are done). CUDA: ld.global.cg, which the compiler may batch; HIP: a volatile load. */
+__device__ __forceinline__ float wk_ld_l2(const float *p)
+{
+#if defined(__HIPCC__)
+    return *(const volatile float *)p;
+#else
+    return __ldcg(p);
+#endif
+}
+
 /* The start of every kernel (common.cuh WK_DEFINE_KERNELS). Launched to overlap the stream's previous kernel
  * (runtime.h WK_GPU_LAUNCH_OVERLAP: programmatic dependent launch, NVIDIA sm_90 and later), it waits until that
  * kernel has completed and its writes are visible, then lets the stream's next kernel begin its launch in turn.
