@@ -59,9 +59,10 @@ if wanted profile; then
     files=("$WORK/model-F16.gguf")
     if [ -n "${PROFILE_QUANT:-}" ]; then # e.g. Q4_0: llama.cpp's quantizer built for the CPU (a minute), then the file
         q=/tmp/llama-quantize-cpu
-        [ -x $q/bin/llama-quantize ] || { cmake -S .anchors/llama-bench/llama.cpp -B $q -DGGML_CUDA=OFF -DLLAMA_CURL=OFF \
+        [ -x $q/bin/llama-quantize ] || { rm -rf $q; cmake -S .anchors/llama-bench/llama.cpp -B $q -DGGML_CUDA=OFF -DLLAMA_CURL=OFF \
             -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-            -DLLAMA_BUILD_SERVER=OFF -DLLAMA_OPENSSL=OFF -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF &&
+            -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_COMMON=ON \
+            -DLLAMA_TOOLS_INSTALL=OFF -DLLAMA_OPENSSL=OFF -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF &&
             cmake --build $q -j"$(nproc)" --target llama-quantize; } >"$OUT/quantize-build.log" 2>&1 || exit 1
         f="$WORK/model-$PROFILE_QUANT.gguf"
         [ -f "$f" ] || $q/bin/llama-quantize "$WORK/model-F16.gguf" "$f" "$PROFILE_QUANT" >"$OUT/quantize.log" 2>&1 || exit 1
