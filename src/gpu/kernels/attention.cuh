@@ -48,26 +48,28 @@ __device__ __forceinline__ void at_split(const wk_gpu_attn_args &p, int64_t lo, 
     s1 = s0 + run < hi ? s0 + run : hi;
 }
 
-/* The splits of one item merged into out and lse: each weighed by exp(m_s - max m). The partial rows were
- * written by other blocks: read from L2 (wk_ld_l2, never a stale L1 line), batches of AT_MERGE_U splits at a time
- * with no load depending on another, so that a batch costs one trip to L2. Eight lanes a row
- * find its max and sum (lanes 8r to 8r + 7: one group of a warp, or of a wave64 of AMD), then every thread takes
- * elements of the rows. */
+/* The splits of one item merged into out and lse: each weighed by exp(m_s - max m) / l. One block does it, so it is
+ * kept short: 32-bit indices (no 64-bit divisions), the weights of the first AT_MERGE_HELD splits computed once per
+ * row into shared memory, and the partial rows (written by other blocks) read from L2 (wk_ld_l2, never a stale L1
+ * line) in batches of AT_MERGE_U independent loads. Eight lanes a row find its max and sum (lanes 8r to 8r + 7: one
+ * group of a warp, or of an AMD wave64), then every thread takes elements of the rows. */
 #define AT_MERGE_U 16
+#define AT_MERGE_HELD 64
 template <class T> __device__ __forceinline__ void at_merge(const wk_gpu_attn_args &p, const at_item &it, int64_t item)
 {
-    __shared__ float M[AT_ROWS], L[AT_ROWS];
-    const int64_t w = p.dv + 2, step = AT_ROWS * w;
+    __shared__ float M[AT_ROWS], L[AT_ROWS], W[AT_MERGE_HELD][AT_ROWS];
+    const int dv = (int)p.dv, w = dv + 2, step = AT_ROWS * w, splits = (int)p.splits, n = (int)it.n;
+    const int held = splits < AT_MERGE_HELD ? splits : AT_MERGE_HELD, nt = (int)blockDim.x;
     const float *part = p.part + item * p.splits * step;
-    for (int r = (int)threadIdx.x / 8, j = (int)threadIdx.x % 8; r < AT_ROWS; r += (int)blockDim.x / 8) {
-        const float *row = part + r * w + p.dv; /* m, then l */
+    for (int r = (int)threadIdx.x / 8, j = (int)threadIdx.x % 8; r < AT_ROWS; r += nt / 8) {
+        const float *row = part + r * w + dv; /* m, then l */
         float m = -INFINITY, l = 0.0f;
-        for (int64_t s = j; s < p.splits && r < it.n; s += 8)
+        for (int s = j; s < splits && r < n; s += 8)
             m = fmaxf(m, wk_ld_l2(row + s * step));
         m = fmaxf(m, wk_shfl_xor(m, 4));
         m = fmaxf(m, wk_shfl_xor(m, 2));
         m = fmaxf(m, wk_shfl_xor(m, 1));
-        for (int64_t s = j; s < p.splits && r < it.n && m != -INFINITY; s += 8) {
+        for (int s = j; s < splits && r < n && m != -INFINITY; s += 8) {
             float ms = wk_ld_l2(row + s * step), ls = wk_ld_l2(row + s * step + 1);
             l += ms == -INFINITY ? 0.0f : ls * expf(ms - m);
         }
@@ -80,24 +82,37 @@ template <class T> __device__ __forceinline__ void at_merge(const wk_gpu_attn_ar
         }
     }
     __syncthreads();
-    for (int64_t e = threadIdx.x; e < it.n * p.dv; e += blockDim.x) {
-        int64_t r = e / p.dv, c = e - r * p.dv;
+    for (int e = (int)threadIdx.x; e < held * AT_ROWS; e += nt) { /* W[s][r]: split s's weight in row r */
+        int s = e / AT_ROWS, r = e % AT_ROWS;
+        float ms = r < n ? wk_ld_l2(part + s * step + r * w + dv) : -INFINITY;
+        W[s][r] = ms == -INFINITY ? 0.0f : expf(ms - M[r]) / L[r]; /* NaN stays NaN */
+    }
+    __syncthreads();
+    const int nq = (int)it.nq;
+    for (int e = (int)threadIdx.x; e < n * dv; e += nt) {
+        int r = e / dv, c = e - r * dv;
         const float *row = part + r * w;
         float m = M[r], l = L[r], acc = 0.0f;
-        for (int64_t s0 = 0; s0 < p.splits && m != -INFINITY; s0 += AT_MERGE_U) {
-            float ms[AT_MERGE_U], a[AT_MERGE_U];
+        for (int s0 = 0; s0 < splits && m != -INFINITY; s0 += AT_MERGE_U) {
+            float a[AT_MERGE_U], ms[AT_MERGE_U];
 #pragma unroll
             for (int u = 0; u < AT_MERGE_U; u++) {
-                int64_t s = s0 + u < p.splits ? s0 + u : s0; /* past the last split: one already counted, unused */
-                ms[u] = wk_ld_l2(row + s * step + p.dv);
+                int s = s0 + u < splits ? s0 + u : s0; /* past the last split: one already counted, unused */
                 a[u] = wk_ld_l2(row + s * step + c);
+                ms[u] = s >= AT_MERGE_HELD ? wk_ld_l2(row + s * step + dv) : 0.0f;
             }
 #pragma unroll
-            for (int u = 0; u < AT_MERGE_U; u++)
-                acc += s0 + u >= p.splits || ms[u] == -INFINITY ? 0.0f : a[u] * expf(ms[u] - m);
+            for (int u = 0; u < AT_MERGE_U; u++) {
+                int s = s0 + u;
+                float wt = s >= splits                ? 0.0f
+                           : s < AT_MERGE_HELD         ? W[s][r]
+                           : ms[u] == -INFINITY        ? 0.0f
+                                                       : expf(ms[u] - m) / l;
+                acc = fmaf(a[u], wt, acc);
+            }
         }
-        int64_t orow = (it.b * p.hq + it.h0 + r / it.nq) * p.sq + it.i0 + r % it.nq;
-        wk_st((T *)p.out + orow * p.dv + c, acc * (l > 0 ? 1.0f / l : 0.0f));
+        int64_t orow = (it.b * p.hq + it.h0 + r / nq) * p.sq + it.i0 + r % nq;
+        wk_st((T *)p.out + orow * p.dv + c, acc);
         if (p.lse && c == 0)
             p.lse[orow] = l > 0 ? m + logf(l) : -INFINITY;
     }
