@@ -380,7 +380,8 @@ static wk_status cuda_launch(wk_gpu_handle fn, wk_gpu_dim grid, wk_gpu_dim block
     if ((flags & WK_GPU_LAUNCH_OVERLAP) && cu.cuLaunchKernelEx) {
         wk_CUlaunchAttribute attr = {.id = WK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
         attr.value.programmaticStreamSerializationAllowed = 1;
-        wk_CUlaunchConfig cfg = {grid.x, grid.y, grid.z, block.x, block.y, block.z, smem, (wk_CUstream)stream, &attr, 1};
+        wk_CUlaunchConfig cfg = {grid.x, grid.y, grid.z, block.x, block.y, block.z, smem, (wk_CUstream)stream,
+                                 &attr, 1};
         CU_TRY(cuLaunchKernelEx, (&cfg, (wk_CUfunction)fn, args, NULL));
         return WK_OK;
     }

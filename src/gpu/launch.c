@@ -157,7 +157,8 @@ wk_status wk_gpu_launch(wk_gpu_dev *d, wk_gpu_kset set, int a, int b, int w, wk_
         return WK_OK;
     WK_TRY(entry_point(d, set, slot, name, &fn));
     void *params[1] = {(void *)args};
-    wk_status st = d->rt->launch(fn, grid, block, smem, wk_gpu_stream(d), params, d->overlap ? WK_GPU_LAUNCH_OVERLAP : 0);
+    unsigned flags = d->overlap ? WK_GPU_LAUNCH_OVERLAP : 0;
+    wk_status st = d->rt->launch(fn, grid, block, smem, wk_gpu_stream(d), params, flags);
     if (st != WK_OK) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", wk_last_error());

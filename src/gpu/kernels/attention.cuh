@@ -18,14 +18,16 @@ struct at_item {
     int64_t b, kvh, h0, i0, nq, n, len;
 };
 
+/* item < 2^31 (the host checks): 32-bit divisions, a tenth of the instructions of 64-bit ones. */
 __device__ inline at_item at_item_of(const wk_gpu_attn_args &p, int64_t item)
 {
     at_item it;
-    int64_t qt = item % p.qtiles, rest = item / p.qtiles;
-    int64_t hc = rest % p.hchunks;
-    rest /= p.hchunks;
-    it.kvh = rest % p.hkv;
-    it.b = rest / p.hkv;
+    const int qtiles = (int)p.qtiles, hchunks = (int)p.hchunks, hkv = (int)p.hkv;
+    int qt = (int)item % qtiles, rest = (int)item / qtiles;
+    int hc = rest % hchunks;
+    rest /= hchunks;
+    it.kvh = rest % hkv;
+    it.b = rest / hkv;
     it.h0 = it.kvh * p.group + hc * p.nh;
     it.i0 = qt * p.nq;
     int64_t heads = p.group - hc * p.nh < p.nh ? p.group - hc * p.nh : p.nh;
@@ -38,6 +40,25 @@ __device__ inline at_item at_item_of(const wk_gpu_attn_args &p, int64_t item)
     return it;
 }
 
+/* The keys [lo, hi) query i sees (its position i + len - sq, the window, the length). */
+__device__ __forceinline__ void at_window(const wk_gpu_attn_args &p, int64_t len, int64_t i, int64_t &lo, int64_t &hi)
+{
+    int64_t pos = i + len - p.sq;
+    lo = p.window_left >= 0 ? pos - p.window_left : 0;
+    hi = p.window_right >= 0 ? pos + p.window_right + 1 : len;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > len ? len : hi;
+}
+
+/* The keys [lo, hi) of the item: the union of its rows' windows (lo of the first query, hi of the last: both grow
+ * with the query). */
+__device__ __forceinline__ void at_item_keys(const wk_gpu_attn_args &p, const at_item &it, int64_t &lo, int64_t &hi)
+{
+    int64_t hi1, lo2;
+    at_window(p, it.len, it.i0, lo, hi1);
+    at_window(p, it.len, it.i0 + it.nq - 1, lo2, hi);
+}
+
 /* The keys [s0, s1) of split blockIdx.y: the item's range [lo, hi) cut into p.splits runs of whole tiles of tk
  * keys, so that a cache filled only in part (a short length) still spreads over every split. */
 __device__ __forceinline__ void at_split(const wk_gpu_attn_args &p, int64_t lo, int64_t hi, int64_t tk, int64_t &s0,
@@ -48,17 +69,28 @@ __device__ __forceinline__ void at_split(const wk_gpu_attn_args &p, int64_t lo, 
     s1 = s0 + run < hi ? s0 + run : hi;
 }
 
-/* The splits of one item merged into out and lse: each weighed by exp(m_s - max m) / l. One block does it, so it is
+/* The splits at_split gives keys of the item to (the first ones; the rest saw none). */
+__device__ __forceinline__ int at_splits_used(const wk_gpu_attn_args &p, const at_item &it, int64_t tk)
+{
+    int64_t lo, hi;
+    at_item_keys(p, it, lo, hi);
+    int64_t tiles = hi > lo ? (hi - lo + tk - 1) / tk : 0, run = (tiles + p.splits - 1) / p.splits;
+    return run > 0 ? (int)((tiles + run - 1) / run) : 0;
+}
+
+/* The splits of one item that saw keys (at_splits_used, tiles of tk) merged into out and lse: each weighed by
+ * exp(m_s - max m) / l. One block does it, so it is
  * kept short: 32-bit indices (no 64-bit divisions), the weights of the first AT_MERGE_HELD splits computed once per
  * row into shared memory, and the partial rows (written by other blocks) read from L2 (wk_ld_l2, never a stale L1
  * line) in batches of AT_MERGE_U independent loads. Eight lanes a row find its max and sum (lanes 8r to 8r + 7: one
  * group of a warp, or of an AMD wave64), then every thread takes elements of the rows. */
 #define AT_MERGE_U 16
 #define AT_MERGE_HELD 64
-template <class T> __device__ __forceinline__ void at_merge(const wk_gpu_attn_args &p, const at_item &it, int64_t item)
+template <class T>
+__device__ __forceinline__ void at_merge(const wk_gpu_attn_args &p, const at_item &it, int64_t item, int64_t tk)
 {
     __shared__ float M[AT_ROWS], L[AT_ROWS], W[AT_MERGE_HELD][AT_ROWS];
-    const int dv = (int)p.dv, w = dv + 2, step = AT_ROWS * w, splits = (int)p.splits, n = (int)it.n;
+    const int dv = (int)p.dv, w = dv + 2, step = AT_ROWS * w, splits = at_splits_used(p, it, tk), n = (int)it.n;
     const int held = splits < AT_MERGE_HELD ? splits : AT_MERGE_HELD, nt = (int)blockDim.x;
     const float *part = p.part + item * p.splits * step;
     for (int r = (int)threadIdx.x / 8, j = (int)threadIdx.x % 8; r < AT_ROWS; r += nt / 8) {
@@ -121,7 +153,7 @@ template <class T> __device__ __forceinline__ void at_merge(const wk_gpu_attn_ar
 /* After a split's partial rows are written: the item's block that finishes last (a ticket per item in p.count)
  * merges all of them; the others return. */
 template <class T>
-__device__ __forceinline__ void at_merge_last(const wk_gpu_attn_args &p, const at_item &it, int64_t item)
+__device__ __forceinline__ void at_merge_last(const wk_gpu_attn_args &p, const at_item &it, int64_t item, int64_t tk)
 {
     __shared__ int last;
     __threadfence(); /* this block's partial rows are visible before its ticket is */
@@ -132,17 +164,7 @@ __device__ __forceinline__ void at_merge_last(const wk_gpu_attn_args &p, const a
     if (!last)
         return;
     __threadfence(); /* the other blocks' rows are read after their tickets */
-    at_merge<T>(p, it, item);
-}
-
-/* The keys [lo, hi) query i sees (its position i + len - sq, the window, the length). */
-__device__ __forceinline__ void at_window(const wk_gpu_attn_args &p, int64_t len, int64_t i, int64_t &lo, int64_t &hi)
-{
-    int64_t pos = i + len - p.sq;
-    lo = p.window_left >= 0 ? pos - p.window_left : 0;
-    hi = p.window_right >= 0 ? pos + p.window_right + 1 : len;
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > len ? len : hi;
+    at_merge<T>(p, it, item, tk);
 }
 
 /* Element offset of key position pos of (b, kvh) in k or v (strides st), or -1 where its block id is bad. */

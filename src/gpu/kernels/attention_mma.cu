@@ -341,7 +341,7 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
     if (DEC) {
         am_finish_dec<T, D>(p, it, item, st, sm.r);
         if (p.splits > 1)
-            at_merge_last<T>(p, it, item);
+            at_merge_last<T>(p, it, item, AM_TK);
     } else
         am_finish<T, D>(p, it, st);
 }

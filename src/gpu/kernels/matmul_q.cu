@@ -157,31 +157,43 @@ template <class QT, class T, int LW, int MT> __device__ __forceinline__ void mqv
         for (int m = 0; m < MT; m++)
             acc[r][m] = 0.0f;
     }
-    for (int64_t u = gl; u < units; u += lpr) {
-        uint32_t blk[R][U::NW];
+    /* One row of x: two units of every row of w in flight a lane for the small blocks (Q4_0, Q8_0), so a decode
+     * step's short matrices are read in half the round trips to memory. */
+    constexpr int UN = U::UB <= 34 && MT == 1 ? 2 : 1;
+    for (int64_t u0 = gl; u0 < units; u0 += UN * lpr) {
+        uint32_t blks[UN][R][U::NW];
 #pragma unroll
-        for (int r = 0; r < R; r++)
-            mqv_load<qi>(wr[r] + u * U::UB, blk[r]);
+        for (int k = 0; k < UN; k++)
 #pragma unroll
-        for (int j0 = 0; j0 < U::UE; j0 += 8) {
-            float xv[MT][8];
+            for (int r = 0; r < R; r++) /* past the row: a unit it has, unused */
+                mqv_load<qi>(wr[r] + (u0 + k * lpr < units ? u0 + k * lpr : u0) * U::UB, blks[k][r]);
 #pragma unroll
-            for (int m = 0; m < MT; m++)
-                if (m < mt)
-                    mqv_x8(x + m * p.K + u * U::UE + j0, xv[m]);
-                else
+        for (int k = 0; k < UN; k++) {
+            const int64_t u = u0 + k * lpr;
+            if (u >= units)
+                continue;
+            uint32_t (&blk)[R][U::NW] = blks[k];
 #pragma unroll
-                    for (int t = 0; t < 8; t++)
-                        xv[m][t] = 0.0f;
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                float v[8];
-                wk_q_value8(qi, (const uint8_t *)blk[r], j0, v);
+            for (int j0 = 0; j0 < U::UE; j0 += 8) {
+                float xv[MT][8];
 #pragma unroll
                 for (int m = 0; m < MT; m++)
+                    if (m < mt)
+                        mqv_x8(x + m * p.K + u * U::UE + j0, xv[m]);
+                    else
 #pragma unroll
-                    for (int t = 0; t < 8; t++)
-                        acc[r][m] = fmaf(v[t], xv[m][t], acc[r][m]);
+                        for (int t = 0; t < 8; t++)
+                            xv[m][t] = 0.0f;
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    float v[8];
+                    wk_q_value8(qi, (const uint8_t *)blk[r], j0, v);
+#pragma unroll
+                    for (int m = 0; m < MT; m++)
+#pragma unroll
+                        for (int t = 0; t < 8; t++)
+                            acc[r][m] = fmaf(v[t], xv[m][t], acc[r][m]);
+                }
             }
         }
     }

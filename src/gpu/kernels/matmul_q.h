@@ -21,8 +21,10 @@ typedef struct wk_gpu_matmul_q_args {
 } wk_gpu_matmul_q_args;
 
 /* vec: the rows of w a lane decodes together (x's values loaded once for all of them), by quant_blocks.h's index
- * and the kernel's rows of x (1, 4, 8); fewer where the registers would spill (sm_90: 255 for Q4_K at 8). */
-#define MQV_ROWS(qi, mt) ((qi) == WK_QI_Q4_0 ? 4 : (qi) == WK_QI_Q6_K || ((qi) == WK_QI_Q4_K && (mt) == 8) ? 1 : 2)
+ * and the kernel's rows of x (1, 4, 8); fewer where the registers would spill (sm_90: 255 for Q4_K at 8), and 2 for
+ * Q4_0 at one row of x, whose lanes hold two units of each in flight (more groups for a decode step's short w). */
+#define MQV_ROWS(qi, mt)                                                                                          \
+    ((qi) == WK_QI_Q4_0 ? ((mt) == 1 ? 2 : 4) : (qi) == WK_QI_Q6_K || ((qi) == WK_QI_Q4_K && (mt) == 8) ? 1 : 2)
 
 /* The block types the vec kernels build (slots as QTYPE_ALL's). */
 #define WK_AX_QTYPE_VEC(Y, N, ...)                                                                                \
