@@ -156,15 +156,16 @@ template <class T>
 __device__ __forceinline__ void at_merge_last(const wk_gpu_attn_args &p, const at_item &it, int64_t item, int64_t tk)
 {
     __shared__ int last;
-    __threadfence(); /* this block's partial rows are visible before its ticket is */
-    __syncthreads();
-    if (threadIdx.x == 0)
+    __syncthreads(); /* the block's partial rows are written */
+    if (threadIdx.x == 0) { /* one thread's fences order the block's writes (the pattern of a grid barrier) */
+        wk_fence_gpu(); /* the rows are visible before the ticket is */
         last = atomicAdd(p.count + item, 1) == (int)p.splits - 1;
+        if (last)
+            wk_fence_gpu(); /* the other blocks' rows are read after their tickets */
+    }
     __syncthreads();
-    if (!last)
-        return;
-    __threadfence(); /* the other blocks' rows are read after their tickets */
-    at_merge<T>(p, it, item, tk);
+    if (last)
+        at_merge<T>(p, it, item, tk);
 }
 
 /* Element offset of key position pos of (b, kvh) in k or v (strides st), or -1 where its block id is bad. */

@@ -146,6 +146,17 @@ template <class T> __device__ __forceinline__ T wk_ldg(const T *p)
 }
 #endif
 
+/* A release and acquire fence at device scope. CUDA (sm_70+): fence.acq_rel.gpu, not __threadfence's sequentially
+ * consistent membar.gl, which costs microseconds on a busy H100; HIP: __threadfence. */
+__device__ __forceinline__ void wk_fence_gpu(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700 && !defined(__HIPCC__)
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#else
+    __threadfence();
+#endif
+}
+
 /* A load from L2, past the SM's L1: data other blocks of the running kernel wrote (read after their fence and a
  * ticket that says they are done). CUDA: ld.global.cg, which the compiler may batch; HIP: a volatile load. */
 __device__ __forceinline__ float wk_ld_l2(const float *p)

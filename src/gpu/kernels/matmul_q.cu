@@ -157,9 +157,9 @@ template <class QT, class T, int LW, int MT> __device__ __forceinline__ void mqv
         for (int m = 0; m < MT; m++)
             acc[r][m] = 0.0f;
     }
-    /* One row of x: two units of every row of w in flight a lane for the small blocks (Q4_0, Q8_0), so a decode
-     * step's short matrices are read in half the round trips to memory. */
-    constexpr int UN = U::UB <= 34 && MT == 1 ? 2 : 1;
+    /* Q4_0 at one row of x: two units of every row of w in flight a lane, so a decode step's short matrices are
+     * read in half the round trips to memory (Q8_0 measured 10-20% slower so). */
+    constexpr int UN = qi == WK_QI_Q4_0 && MT == 1 ? 2 : 1;
     for (int64_t u0 = gl; u0 < units; u0 += UN * lpr) {
         uint32_t blks[UN][R][U::NW];
 #pragma unroll
