@@ -257,6 +257,11 @@ struct wk_backend {
     wk_status (*softmax)(const wk_tensor *x, wk_softmax_kind kind, wk_tensor *out);
     /* w: 1-D of the last dim's size, x's dtype. */
     wk_status (*rms_norm)(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor *out);
+    /* x and r: the same shape and dtype, any strides; w as rms_norm's; sum and out contiguous of x's shape. sum =
+     * x + r rounded to the dtype bit for bit as the binary slot's ADD, out bit for bit what rms_norm gives on sum
+     * (NaN payloads aside). */
+    wk_status (*add_rms_norm)(const wk_tensor *x, const wk_tensor *r, const wk_tensor *w, double eps, wk_tensor *sum,
+                              wk_tensor *out);
     /* w and b may be NULL. */
     wk_status (*layer_norm)(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
                             wk_tensor *out);

@@ -98,6 +98,7 @@ const wk_backend wk_cpu_backend = {
     .arg_reduce = wk_cpu_arg_reduce,
     .softmax = wk_cpu_softmax,
     .rms_norm = wk_cpu_rms_norm,
+    .add_rms_norm = wk_cpu_add_rms_norm,
     .layer_norm = wk_cpu_layer_norm,
     .batch_norm = wk_cpu_batch_norm,
     .group_norm = wk_cpu_group_norm,

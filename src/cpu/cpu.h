@@ -108,9 +108,11 @@ wk_status wk_cpu_where(const wk_tensor *cond, const wk_tensor *t, const wk_tenso
 /* reduce.c: reduce; reduce_arg.c: arg_reduce */
 wk_status wk_cpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_tensor *out);
 wk_status wk_cpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out);
-/* norm.c: softmax, rms_norm, layer_norm */
+/* norm.c: softmax, rms_norm (alone or after a residual add), layer_norm */
 wk_status wk_cpu_softmax(const wk_tensor *x, wk_softmax_kind kind, wk_tensor *out);
 wk_status wk_cpu_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor *out);
+wk_status wk_cpu_add_rms_norm(const wk_tensor *x, const wk_tensor *r, const wk_tensor *w, double eps, wk_tensor *sum,
+                              wk_tensor *out);
 wk_status wk_cpu_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps, wk_tensor *out);
 /* norm_channel.c: batch_norm and group_norm over (N, C, S) */
 wk_status wk_cpu_batch_norm(const wk_tensor *x, const wk_tensor *mean, const wk_tensor *var, const wk_tensor *w,

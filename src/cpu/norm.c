@@ -1,5 +1,5 @@
-/* norm.c: the CPU's softmax / log_softmax, rms_norm and layer_norm slots, one row (the last dim) at a
- * time. f16/bf16/f32 rows run through vectorised f32 kernels; f64 computes in f64 with libm's exp. */
+/* norm.c: the CPU's softmax / log_softmax, rms_norm (alone or after a residual add) and layer_norm slots, one row
+ * (the last dim) at a time. f16/bf16/f32 rows run through vectorised f32 kernels; f64 computes in f64. */
 #include <math.h>
 #include <string.h>
 
@@ -395,6 +395,72 @@ wk_status wk_cpu_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk
 {
     norm_ctx c = {.w = wk_tensor_data(w), .ws = w->strides[0], .eps = eps};
     return run_rows(&c, rms_norm_row_f64, rms_norm_row_f32, x, out);
+}
+
+/* add_rms_norm: row o of x plus row o of r, in binary.c's compute type and rounded as its stores, into row o of
+ * sum, then that row (contiguous) through rms_norm's row kernel: bit for bit the binary and rms_norm slots, with x
+ * and r read once (the sum row is read back from the cache). */
+typedef struct add_norm_ctx {
+    norm_ctx c;          /* rms_norm over sum's rows (stride 1) */
+    const char *x, *r;   /* element 0 */
+    wk_rows xrows, rrows;
+    int64_t xs, rs;      /* strides along the row */
+    char *sum;
+} add_norm_ctx;
+
+WK_VEC_CLONES static void add_f32(float *a, const float *b, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        a[i] = a[i] + b[i];
+}
+
+static void add_f64(double *a, const double *b, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        a[i] = a[i] + b[i];
+}
+
+static void add_norm_body(void *ctx, int64_t begin, int64_t end)
+{
+    const add_norm_ctx *a = ctx;
+    const norm_ctx *c = &a->c;
+    _Alignas(64) unsigned char xb[WK_CHUNK * sizeof(double)], rb[WK_CHUNK * sizeof(double)];
+    wk_rows_iter ix, ir;
+    wk_rows_seek(&a->xrows, begin, &ix);
+    wk_rows_seek(&a->rrows, begin, &ir);
+    for (int64_t o = begin; o < end; o++) {
+        char *srow = a->sum + o * c->n * c->es;
+        for (int64_t at = 0; at < c->n; at += WK_CHUNK) {
+            int64_t m = c->n - at < WK_CHUNK ? c->n - at : WK_CHUNK;
+            wk_chunk_load(c->dt, xb, a->x + (ix.off + at * a->xs) * c->es, a->xs * c->es, m);
+            wk_chunk_load(c->dt, rb, a->r + (ir.off + at * a->rs) * c->es, a->rs * c->es, m);
+            if (c->dt == WK_F64)
+                add_f64((double *)(void *)xb, (const double *)(const void *)rb, m);
+            else
+                add_f32((float *)(void *)xb, (const float *)(const void *)rb, m);
+            wk_chunk_store(c->dt, srow + at * c->es, c->es, xb, m);
+        }
+        c->row(c, srow, c->out + o * c->n * c->es);
+        wk_rows_advance(&a->xrows, &ix, 1);
+        wk_rows_advance(&a->rrows, &ir, 1);
+    }
+}
+
+wk_status wk_cpu_add_rms_norm(const wk_tensor *x, const wk_tensor *r, const wk_tensor *w, double eps, wk_tensor *sum,
+                              wk_tensor *out)
+{
+    int last = x->rank - 1;
+    add_norm_ctx a = {
+        .c = {.row = x->dtype == WK_F64 ? rms_norm_row_f64 : rms_norm_row_f32, .dt = x->dtype,
+              .w = wk_tensor_data(w), .ws = w->strides[0], .eps = eps, .out = wk_tensor_data(out),
+              .es = (int64_t)wk_dtype_size(x->dtype), .n = x->shape[last], .s = 1},
+        .x = wk_tensor_data(x), .r = wk_tensor_data(r), .xs = x->strides[last], .rs = r->strides[last],
+        .sum = wk_tensor_data(sum)};
+    wk_rows_init(&a.xrows, x, last);
+    wk_rows_init(&a.rrows, r, last);
+    if (a.c.n > 0)
+        wk_cpu_parallel_for(wk_numel(last, x->shape), WK_CPU_GRAIN / a.c.n + 1, add_norm_body, &a);
+    return WK_OK;
 }
 
 wk_status wk_cpu_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps, wk_tensor *out)

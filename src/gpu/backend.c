@@ -98,7 +98,8 @@ static wk_status gpu_device(wk_gpu_vendor *v, int ordinal, wk_device **out)
     .leaky_relu = wk_gpu_leaky_relu, .glu = wk_gpu_glu, .tri = wk_gpu_tri, .masked_fill = wk_gpu_masked_fill,    \
     .clamp = wk_gpu_clamp, .binary = wk_gpu_binary, .compare = wk_gpu_compare, .where = wk_gpu_where,           \
     .reduce = wk_gpu_reduce, .arg_reduce = wk_gpu_arg_reduce, .softmax = wk_gpu_softmax,                         \
-    .rms_norm = wk_gpu_rms_norm, .layer_norm = wk_gpu_layer_norm, .batch_norm = wk_gpu_batch_norm,             \
+    .rms_norm = wk_gpu_rms_norm, .add_rms_norm = wk_gpu_add_rms_norm, .layer_norm = wk_gpu_layer_norm,           \
+    .batch_norm = wk_gpu_batch_norm,                                                                             \
     .group_norm = wk_gpu_group_norm, .stats = wk_gpu_stats, .scan = wk_gpu_scan, .sort = wk_gpu_sort,            \
     .topk = wk_gpu_topk, .sample_penalize = wk_gpu_sample_penalize, .sample_pick = wk_gpu_sample_pick,           \
     .multinomial = wk_gpu_multinomial, .matmul = wk_gpu_matmul,                                                  \

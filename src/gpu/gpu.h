@@ -193,6 +193,8 @@ wk_status wk_gpu_reduce(wk_reduce_op op, const wk_tensor *x, int nreduce, wk_ten
 wk_status wk_gpu_arg_reduce(wk_reduce_op op, const wk_tensor *x, wk_tensor *out);
 wk_status wk_gpu_softmax(const wk_tensor *x, wk_softmax_kind kind, wk_tensor *out);
 wk_status wk_gpu_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor *out);
+wk_status wk_gpu_add_rms_norm(const wk_tensor *x, const wk_tensor *r, const wk_tensor *w, double eps, wk_tensor *sum,
+                              wk_tensor *out);
 wk_status wk_gpu_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps,
                             wk_tensor *out);
 wk_status wk_gpu_batch_norm(const wk_tensor *x, const wk_tensor *mean, const wk_tensor *var, const wk_tensor *w,

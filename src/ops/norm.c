@@ -1,6 +1,7 @@
-/* norm.c: softmax and log_softmax over the last dim, rms_norm and layer_norm (over the last dim or the last k),
- * batch_norm (inference) and group_norm over channels. Float only; softmax of a scalar is one element (PyTorch). */
+/* norm.c: softmax and log_softmax over the last dim, rms_norm (alone or after a residual add), layer_norm (over the
+ * last dim or the last k), batch_norm (inference), group_norm. Float only; softmax of a scalar is one element. */
 #include <math.h>
+#include <string.h>
 
 #include "ops/common.h"
 
@@ -103,6 +104,40 @@ wk_status wk_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_ten
     WK_TRY(WK_CHECK_SLOT(op, x, rms_norm));
     norm_args a = {.w = w, .b = NULL, .eps = eps};
     return run_rows(x, call_rms_norm, &a, out);
+}
+
+/* The residual add and rms_norm in one slot: sum and out allocated here, both or neither handed back. */
+wk_status wk_add_rms_norm(const wk_tensor *x, const wk_tensor *r, const wk_tensor *w, double eps, wk_tensor **sum,
+                          wk_tensor **out)
+{
+    static const char op[] = "add_rms_norm";
+    char b1[200], b2[200];
+    WK_TRY(check_norm(op, x, eps, out));
+    WK_TRY(wk_check_out(op, sum));
+    if ((void *)sum == (void *)out)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: sum and out are the same out-parameter", op);
+    WK_TRY(wk_check_tensor(op, "residual", r));
+    WK_TRY(wk_check_same_device(op, x, r));
+    WK_TRY(wk_check_same_dtype(op, x, r));
+    if (r->rank != x->rank || memcmp(r->shape, x->shape, (size_t)x->rank * sizeof *x->shape) != 0)
+        return wk_error(WK_ERR_SHAPE, "%s: residual must have x's shape, got %s for x %s", op,
+                        wk_describe(b1, sizeof b1, r), wk_describe(b2, sizeof b2, x));
+    WK_TRY(wk_check_tensor(op, "weight", w));
+    WK_TRY(check_norm_param(op, "weight", x, w));
+    WK_TRY(WK_CHECK_SLOT(op, x, add_rms_norm));
+    wk_tensor *s = NULL, *o = NULL;
+    WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &s));
+    wk_status st = wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, x->shape, &o);
+    if (st == WK_OK)
+        st = WK_SLOT(o, add_rms_norm, x, r, w, eps, s, o);
+    if (st != WK_OK) {
+        wk_tensor_release(s);
+        wk_tensor_release(o);
+        return st;
+    }
+    *sum = s;
+    *out = o;
+    return WK_OK;
 }
 
 wk_status wk_layer_norm(const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, double eps, wk_tensor **out)

@@ -1,5 +1,6 @@
 /* norm.c: case family 'norm': softmax and log_softmax over the last dim, rms_norm and layer_norm (with
- * and without weight/bias, in their own layouts), against a plain float64 reference; error paths. */
+ * and without weight/bias, in their own layouts), against a plain float64 reference; error paths. The family's
+ * other ops: norm_channel.c (batch_norm, group_norm, layer_norm_dims) and norm_add.c (add_rms_norm). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,9 @@ static void add_case(wkt_list *l, int kind, wk_dtype dt, wkt_layout layout, int 
 /* norm_channel.c: batch_norm, group_norm, layer_norm_dims */
 void norm_channel_cases(wkt_list *l);
 void norm_channel_errors(wkt_errctx *e);
+/* norm_add.c: add_rms_norm */
+void norm_add_cases(wkt_list *l);
+void norm_add_errors(wkt_errctx *e);
 
 static void cases(wkt_list *l)
 {
@@ -209,6 +213,7 @@ static void cases(wkt_list *l)
     add_case_with(l, LAYER_NORM, WK_F16, WKT_TRANSPOSED, 2, wide, WKT_CONTIG, -1, INPUT_RANDOM, 1000, 1010, -1,
                   false);
     norm_channel_cases(l);
+    norm_add_cases(l);
 }
 
 /* ---------------------------------------------------------------- error paths */
@@ -268,6 +273,7 @@ done:
     wk_tensor_release(w_f64);
     wk_tensor_release(w_2d);
     norm_channel_errors(e);
+    norm_add_errors(e);
 }
 
 const wkt_family wkt_family_norm = {.name = "norm", .cases = cases, .errors = errors};

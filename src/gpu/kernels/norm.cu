@@ -1,97 +1,42 @@
-/* norm.cu: softmax / log_softmax, rms_norm and layer_norm over the last dim. A group of lanes holds a row in
- * registers (one read, one write); rows too long for that take a block each and read the row once per pass.
+/* norm.cu: softmax / log_softmax, rms_norm (alone or after a residual add) and layer_norm over the last dim. A group
+ * of lanes holds a row in registers (one read, one write); rows too long for that take a block each, one read a pass.
  * Statistics in f32 (f64 for f64 rows). The CPU redoes in f64 the f32 sums that overflow or underflow; that is
  * beyond OPS.md ("f32 or wider"), and tests/cases/norm.c skips those cases on other devices.
  * Warp width (wave64, wave32): every statistic goes through wk_group_reduce at the width LW the kernel is built
  * for (WK_WIDTHS, common.cuh); the host (norm.c) puts rows of up to LW lanes in one warp and gives longer rows a
  * block whose size is a multiple of LW. */
-#include "common.cuh"
-#include "norm.h"
-
-template <class T> struct nm_c { typedef float type; }; /* statistics and arithmetic: f32, or f64 for f64 */
-template <> struct nm_c<double> { typedef double type; };
-
-__device__ __forceinline__ float nm_exp(float v) { return expf(v); }
-__device__ __forceinline__ double nm_exp(double v) { return exp(v); }
-
-/* v must start zeroed. */
-template <class T> __device__ __forceinline__ void nm_put(wk_w16 &v, int k, T t)
-{
-    if constexpr (sizeof(T) == 2) {
-        uint16_t b;
-        memcpy(&b, &t, 2);
-        v.w[k >> 1] |= (uint32_t)b << (16 * (k & 1));
-    } else if constexpr (sizeof(T) == 4) {
-        memcpy(&v.w[k], &t, 4);
-    } else {
-        uint64_t b;
-        memcpy(&b, &t, 8);
-        v.w[2 * k] = (uint32_t)b;
-        v.w[2 * k + 1] = (uint32_t)(b >> 32);
-    }
-}
-
-/* The 16-byte vector of VW values v[0 .. VW - 1] rounded to T; 16-bit types two values a conversion
- * (wk_tc_pack, compat.h: round to nearest even as wk_st; a NaN stays NaN). */
-template <class T> struct nm_bf { static constexpr int v = 0; };
-template <> struct nm_bf<wk_bf16> { static constexpr int v = 1; };
-template <class T, class C> __device__ __forceinline__ wk_w16 nm_vec(const C *v)
-{
-    wk_w16 p = {{0, 0, 0, 0}};
-    if constexpr (sizeof(T) == 2) {
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-            p.w[i] = wk_tc_pack<nm_bf<T>::v>(v[2 * i], v[2 * i + 1]);
-    } else {
-#pragma unroll
-        for (int e = 0; e < 16 / (int)sizeof(T); e++)
-            nm_put(p, e, (T)v[e]);
-    }
-    return p;
-}
-
-template <class T> __device__ __forceinline__ typename nm_c<T>::type nm_cvt(T t) { return wk_ld(&t); }
-
-/* ---------------------------------------------------------------- group reductions
- * A row's statistics go through wk_group_reduce (common.cuh) over the G lanes that hold the row: G aligned
- * lanes of one logical warp of LW lanes (G <= LW), or the whole block (G == blockDim.x, a multiple of LW).
- * Every thread of the block calls them, rows or not, so their barriers are reached by all. */
-struct nm_add2 {
-    template <class C> __device__ wk_pair<C, C> operator()(wk_pair<C, C> x, wk_pair<C, C> y) const
-    {
-        return {x.a + y.a, x.b + y.b};
-    }
-};
-
-/* Sums of a and b over the group at once (one pass through shared memory instead of two). */
-template <int LW, class C> __device__ void nm_group2(C &a, C &b, int G)
-{
-    wk_pair<C, C> r = wk_group_reduce<LW>(wk_pair<C, C>{a, b}, nm_add2(), G);
-    a = r.a;
-    b = r.b;
-}
+#include "norm.cuh"
 
 /* ---------------------------------------------------------------- rows from memory
- * Rows too long for registers: a block each, reading the row again for each statistic. */
+ * Rows too long for registers: a block each, reading the row again for each statistic. The formulas of the
+ * register path below, pass by pass; lane `lane` of G (G == blockDim.x). */
 
-/* A long f32 sum in two levels (blocks of NM_FLUSH terms, then the total), like the CPU's blocks. */
-#define NM_FLUSH 32
-template <class C> struct nm_sum {
-    C tot = 0, blk = 0;
-    int k = 0;
-    __device__ void add(C v)
-    {
-        blk += v;
-        if (++k == NM_FLUSH) {
-            tot += blk;
-            blk = 0;
-            k = 0;
+/* rms_norm of row xr; add_rms_norm (ADD): of sum = xr + rr rounded to T (rr's stride rs), which the first pass
+ * stores and the second reads back (the lane's own elements: no barrier needed). */
+template <int LW, class T, bool ADD>
+__device__ void nm_rms_mem(const T *xr, int64_t s, const T *rr, int64_t rs, T *sum, int64_t n, const T *w, int64_t ws,
+                           double eps, T *y, int lane, int G)
+{
+    typedef typename nm_c<T>::type C;
+    nm_sum<C> acc;
+    for (int64_t j = lane; j < n; j += G) {
+        C v = wk_ld_ro(xr + j * s);
+        if constexpr (ADD) {
+            T t;
+            wk_st(&t, v + (C)wk_ld_ro(rr + j * rs));
+            sum[j] = t;
+            v = nm_cvt(t);
         }
+        acc.add(v * v);
     }
-    __device__ C get() const { return tot + blk; }
-};
+    double ss = wk_group_reduce<LW>(acc.get(), wk_op_sum(), G);
+    C scale = (C)(1.0 / sqrt(ss / (double)n + eps));
+    for (int64_t j = lane; j < n; j += G) {
+        C v = ADD ? wk_ld(sum + j) : wk_ld_ro(xr + j * s); /* sum: written here, not through the read-only path */
+        wk_st(y + j, v * scale * (C)wk_ld_ro(w + j * ws));
+    }
+}
 
-/* The formulas of the register path below, pass by pass; lane `lane` of G (G == blockDim.x). */
 template <int LW, class T, int KIND>
 __device__ void nm_row_mem(const T *xr, int64_t s, int64_t n, const T *w, int64_t ws, const T *b, int64_t bs,
                            double eps, T *y, int lane, int G, int flags)
@@ -119,14 +64,7 @@ __device__ void nm_row_mem(const T *xr, int64_t s, int64_t n, const T *w, int64_
         return;
     }
     if (KIND == NM_RMS) {
-        nm_sum<C> acc;
-        NM_EACH(j) {
-            C v = NM_X(j);
-            acc.add(v * v);
-        }
-        double ss = wk_group_reduce<LW>(acc.get(), wk_op_sum(), G);
-        C scale = (C)(1.0 / sqrt(ss / dn + eps));
-        NM_EACH(j) wk_st(y + j, NM_X(j) * scale * (C)wk_ld_ro(w + j * ws));
+        nm_rms_mem<LW, T, false>(xr, s, (const T *)nullptr, 0, (T *)nullptr, n, w, ws, eps, y, lane, G);
         return;
     }
     nm_sum<C> a0;
@@ -159,82 +97,6 @@ __device__ void nm_row_mem(const T *xr, int64_t s, int64_t n, const T *w, int64_
 #undef NM_EACH
 #undef NM_X
 }
-
-/* ---------------------------------------------------------------- rows in registers
- * G lanes per row, S = NV * VW values per lane. VEC: slot k of a lane is the 16-byte vector k * G + lane of
- * the row; otherwise element (k * VW + e) * G + lane, read with x's stride. Slots past the row's end hold 0
- * and are skipped where 0 would count. */
-template <class T, int NV, bool VEC> struct nm_row {
-    typedef typename nm_c<T>::type C;
-    static constexpr int VW = 16 / sizeof(T), S = NV * VW;
-    C v[S];
-    C first; /* the row's first element (0 without a row): layer_norm's centre */
-    const T *x;
-    int64_t s;
-    int lane, G, n; /* n: the row's length, 0 for a group without a row */
-
-    __device__ int idx(int k, int e) const { return VEC ? (k * G + lane) * VW + e : (k * VW + e) * G + lane; }
-    __device__ bool in(int k, int e) const { return idx(k, VEC ? 0 : e) < n; }
-    __device__ C val(int k, int e) const { return v[k * VW + e]; }
-
-    __device__ void load()
-    {
-        first = n > 0 ? nm_cvt(wk_ldg(x)) : (C)0; /* the compiler drops it where unused */
-        if constexpr (VEC) {
-#pragma unroll
-            for (int k = 0; k < NV; k++) {
-                wk_w16 p = {{0, 0, 0, 0}};
-                if (in(k, 0))
-                    p = wk_ldg((const wk_w16 *)(x + idx(k, 0)));
-#pragma unroll
-                for (int e = 0; e < VW; e++)
-                    v[k * VW + e] = nm_cvt(wk_w16_get<T>(p, e));
-            }
-        } else { /* element i = k * VW + e sits at (i * G + lane) * s: one pointer, stepped */
-            const T *p = x + (int64_t)lane * s;
-            int64_t step = (int64_t)G * s;
-#pragma unroll
-            for (int i = 0; i < S; i++, p += step)
-                v[i] = i * G + lane < n ? wk_ld_ro(p) : (C)0;
-        }
-    }
-
-    /* The VW values of a parameter (w or b, stride ps) for slot k: vectors when pvec (then VEC too). */
-    __device__ void param(const T *p, int64_t ps, bool pvec, int k, C *out) const
-    {
-        if (VEC && pvec) {
-            wk_w16 q = {{0, 0, 0, 0}};
-            if (in(k, 0))
-                q = wk_ldg((const wk_w16 *)(p + idx(k, 0)));
-#pragma unroll
-            for (int e = 0; e < VW; e++)
-                out[e] = nm_cvt(wk_w16_get<T>(q, e));
-        } else {
-            const T *q = p + ((int64_t)idx(k, 0)) * ps;
-            int64_t step = (VEC ? 1 : (int64_t)G) * ps;
-#pragma unroll
-            for (int e = 0; e < VW; e++, q += step)
-                out[e] = in(k, e) ? wk_ld_ro(q) : (C)0;
-        }
-    }
-
-    /* y (contiguous) = v, slot by slot. */
-    __device__ void store(T *y) const
-    {
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if constexpr (VEC) {
-                if (in(k, 0))
-                    *(wk_w16 *)(y + idx(k, 0)) = nm_vec<T>(v + k * VW);
-            } else {
-#pragma unroll
-                for (int e = 0; e < VW; e++)
-                    if (in(k, e))
-                        wk_st(y + idx(k, e), v[k * VW + e]);
-            }
-        }
-    }
-};
 
 /* softmax: max (a NaN is skipped here and spreads through the sum), e = exp(x - max), e / sum(e);
  * log_softmax: (x - max) - log(sum(e)). The per-row scalars in f64, as the CPU. */
@@ -373,7 +235,8 @@ __device__ void nm_layer_row(nm_row<T, NV, VEC> &r, const T *w, int64_t ws, cons
  * number of times in every thread of the block (rows past the end take part with n = 0). */
 template <int LW, class T, int NV, bool VEC, int KIND>
 __device__ void nm_reg(const T *__restrict__ x, const wk_gpu_layout &rows, int64_t s, int64_t n, int64_t nrows,
-                       const T *w, int64_t ws, const T *b, int64_t bs, double eps, T *out, int G, int flags)
+                       const T *w, int64_t ws, const T *b, int64_t bs, double eps, T *out, int G, int flags,
+                       const wk_gpu_norm_args &p)
 {
     nm_row<T, NV, VEC> r;
     r.G = G;
@@ -385,10 +248,13 @@ __device__ void nm_reg(const T *__restrict__ x, const wk_gpu_layout &rows, int64
         bool valid = row < nrows;
         r.n = valid ? (int)n : 0;
         r.x = x + (valid ? wk_offset(rows, row) : 0);
-        r.load();
+        if (KIND == NM_ADD_RMS)
+            r.load_add((const T *)p.r + (valid ? wk_offset(p.rrows, row) : 0), p.rs, (T *)p.sum + row * n, flags);
+        else
+            r.load();
         if (KIND == NM_SOFTMAX)
             nm_softmax_row<LW>(r, flags & NM_LOG);
-        else if (KIND == NM_RMS)
+        else if (KIND == NM_RMS || KIND == NM_ADD_RMS)
             nm_rms_row<LW>(r, w, ws, flags, eps);
         else
             nm_layer_row<LW>(r, w, ws, b, bs, flags, eps);
@@ -400,11 +266,16 @@ __device__ void nm_reg(const T *__restrict__ x, const wk_gpu_layout &rows, int64
 /* Rows too long for registers: a block each. */
 template <int LW, class T, int KIND>
 __device__ void nm_long(const T *__restrict__ x, const wk_gpu_layout &rows, int64_t s, int64_t n, int64_t nrows,
-                        const T *w, int64_t ws, const T *b, int64_t bs, double eps, T *out, int flags)
+                        const T *w, int64_t ws, const T *b, int64_t bs, double eps, T *out, int flags,
+                        const wk_gpu_norm_args &p)
 {
     for (int64_t row = blockIdx.x; row < nrows; row += gridDim.x)
-        nm_row_mem<LW, T, KIND>(x + wk_offset(rows, row), s, n, w, ws, b, bs, eps, out + row * n, threadIdx.x,
-                                blockDim.x, flags);
+        if constexpr (KIND == NM_ADD_RMS)
+            nm_rms_mem<LW, T, true>(x + wk_offset(rows, row), s, (const T *)p.r + wk_offset(p.rrows, row), p.rs,
+                                    (T *)p.sum + row * n, n, w, ws, eps, out + row * n, threadIdx.x, blockDim.x);
+        else
+            nm_row_mem<LW, T, KIND>(x + wk_offset(rows, row), s, n, w, ws, b, bs, eps, out + row * n, threadIdx.x,
+                                    blockDim.x, flags);
 }
 
 /* ---------------------------------------------------------------- layer_norm with w and b held
@@ -520,10 +391,10 @@ template <int KIND, class R, class T, int LW> __device__ __forceinline__ void nm
     const T *x = (const T *)p.x, *w = (const T *)p.w, *b = (const T *)p.b;
     T *out = (T *)p.out;
     if constexpr (R::LONG)
-        nm_long<LW, T, KIND>(x, p.rows, p.s, p.n, p.nrows, w, p.ws, b, p.bs, p.eps, out, p.flags);
+        nm_long<LW, T, KIND>(x, p.rows, p.s, p.n, p.nrows, w, p.ws, b, p.bs, p.eps, out, p.flags, p);
     else
         nm_reg<LW, T, R::NV, R::VEC, KIND>(x, p.rows, p.s, p.n, p.nrows, w, p.ws, b, p.bs, p.eps, out, p.G,
-                                           p.flags);
+                                           p.flags, p);
 }
 
 /* TA: the row shape, TB: the dtype. */
@@ -534,6 +405,10 @@ template <class R, class T, int LW> __device__ __forceinline__ void norm_softmax
 template <class R, class T, int LW> __device__ __forceinline__ void norm_rms_run(const wk_gpu_norm_args &p)
 {
     nm_entry<NM_RMS, R, T, LW>(p);
+}
+template <class R, class T, int LW> __device__ __forceinline__ void norm_add_rms_run(const wk_gpu_norm_args &p)
+{
+    nm_entry<NM_ADD_RMS, R, T, LW>(p);
 }
 template <class R, class T, int LW> __device__ __forceinline__ void norm_layer_run(const wk_gpu_norm_args &p)
 {

@@ -1,23 +1,26 @@
-/* norm.h: the norm family's interface (kernels/norm.cu, gpu/norm.c): softmax / log_softmax, rms_norm and
- * layer_norm over the last dim (and batch_norm, group_norm over channels), one kernel set per kind, built per row shape, float dtype and warp width. */
+/* norm.h: the norm family's interface (kernels/norm.cu, gpu/norm.c): softmax / log_softmax, rms_norm (alone or
+ * after a residual add) and layer_norm over the last dim (and batch_norm, group_norm over channels), one kernel set per kind, built per row shape, float dtype and warp width. */
 #ifndef WK_GPU_KERNELS_NORM_H
 #define WK_GPU_KERNELS_NORM_H
 
 #include "entries.h"
 #include "../layout.h"
 
-/* Flags: x rows and out rows go by 16-byte vectors; w, b too; log_softmax. */
+/* Flags: x rows and out rows go by 16-byte vectors (add_rms: sum's and out's rows); w, b too; log_softmax;
+ * add_rms: x rows and r rows go by vectors too. */
 #define NM_VEC 1
 #define NM_WVEC 2
 #define NM_BVEC 4
 #define NM_LOG 8
+#define NM_XVEC 16
+#define NM_RVEC 32
 
 /* The long path's block (one row a block) and the largest group of lanes a row: the kernels' launch bounds
  * (at most 64 registers a thread). */
 #define NM_BLOCK 1024
 
 /* The kinds, one kernel set each (the host picks the set, the kernels' templates take the kind). */
-enum { NM_SOFTMAX, NM_RMS, NM_LAYER };
+enum { NM_SOFTMAX, NM_RMS, NM_LAYER, NM_ADD_RMS };
 
 typedef struct wk_gpu_norm_args {
     const void *x;      /* nrows rows of n elements: row r at wk_offset(rows, r), element j at j * s after it */
@@ -33,6 +36,12 @@ typedef struct wk_gpu_norm_args {
     int32_t G;          /* lanes a row (a power of two, at most NM_BLOCK); the long path ignores it */
     int32_t flags;      /* NM_* */
     int32_t iters;      /* norm_layer_held: row groups a block takes, one after another */
+    /* add_rms (norm_add_rms): sum = x + r rounded to the dtype, then rms_norm of sum exactly as norm_rms runs it on
+     * sum (the row shape is sum's: NM_VEC when its rows and out's are vectors, whatever x's and r's strides). */
+    const void *r;      /* the residual: row at wk_offset(rrows, row), element j at j * rs after it */
+    wk_gpu_layout rrows;
+    int64_t rs;
+    void *sum;          /* (nrows, n), contiguous */
 } wk_gpu_norm_args;
 
 /* batch_norm and group_norm over x as (N, C, S), any strides; out contiguous (N, C, S). */
@@ -71,6 +80,7 @@ enum { NM_ROWS_V = 0, NM_ROWS_S = 3, NM_ROWS_LONG = 6 };
 #define WK_NORM_KERNELS(X)                                                                                        \
     X(norm, norm_softmax, wk_gpu_norm_args, NM_ROWS, DT_FLOAT, WIDTHS, __launch_bounds__(NM_BLOCK))              \
     X(norm, norm_rms, wk_gpu_norm_args, NM_ROWS, DT_FLOAT, WIDTHS, __launch_bounds__(NM_BLOCK))                  \
+    X(norm, norm_add_rms, wk_gpu_norm_args, NM_ROWS, DT_FLOAT, WIDTHS, __launch_bounds__(NM_BLOCK))              \
     X(norm, norm_layer, wk_gpu_norm_args, NM_ROWS, DT_FLOAT, WIDTHS, __launch_bounds__(NM_BLOCK))               \
     X(norm, norm_layer_held, wk_gpu_norm_args, NM_HELD, DT_FLOAT, WIDTHS, WK_LAUNCH_BOUNDS(NM_HELD_MAX_G, 2))   \
     X(norm, norm_batch, wk_gpu_norm_chan_args, DT_FLOAT, NONE, ONE, )                                             \
