@@ -164,6 +164,19 @@ void norm_add_cases(wkt_list *l)
     add(l, WK_F16, WKT_OFFSET, WKT_CONTIG, WKT_CONTIG, 2, over_odd, INPUT_RANDOM);
     add(l, WK_F64, WKT_CONTIG, WKT_OFFSET, WKT_CONTIG, 2, over, INPUT_RANDOM);
     add(l, WK_F32, WKT_OFFSET, WKT_CONTIG, WKT_CONTIG, 1, r1, INPUT_RANDOM);
+    /* the GPU's one- and two-vector rows (a lane a row: v1, v2) and their by-element twins (s1, s2) */
+    static const int64_t f32_v1[2] = {130, 4}, f32_v2[2] = {40, 8}, h_v1[2] = {33, 8}, h_s1[2] = {9, 7},
+                         f32_s2[2] = {50, 6}, f64_v1[2] = {21, 2}, f64_v2[2] = {17, 4}, f64_s2[2] = {11, 3},
+                         f32_s1[2] = {12, 3};
+    add(l, WK_F32, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 2, f32_v1, INPUT_RANDOM);
+    add(l, WK_F32, WKT_CONTIG, WKT_TRANSPOSED, WKT_CONTIG, 2, f32_v2, INPUT_RANDOM);
+    add(l, WK_BF16, WKT_CONTIG, WKT_CONTIG, WKT_OFFSET, 2, h_v1, INPUT_RANDOM);
+    add(l, WK_F16, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 2, h_s1, INPUT_RANDOM);
+    add(l, WK_F32, WKT_TRANSPOSED, WKT_CONTIG, WKT_CONTIG, 2, f32_s2, INPUT_RANDOM);
+    add(l, WK_F64, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 2, f64_v1, INPUT_RANDOM);
+    add(l, WK_F64, WKT_CONTIG, WKT_OFFSET, WKT_CONTIG, 2, f64_v2, INPUT_RANDOM);
+    add(l, WK_F64, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 2, f64_s2, INPUT_RANDOM);
+    add(l, WK_F32, WKT_CONTIG, WKT_CONTIG, WKT_BROADCAST, 2, f32_s1, INPUT_RANDOM);
     add(l, WK_F64, WKT_TRANSPOSED, WKT_CONTIG, WKT_CONTIG, 2, one, INPUT_RANDOM);
     add(l, WK_F32, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 2, no_rows, INPUT_RANDOM);
     add(l, WK_BF16, WKT_CONTIG, WKT_OFFSET, WKT_CONTIG, 2, empty_rows, INPUT_RANDOM);
