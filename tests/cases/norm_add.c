@@ -37,7 +37,8 @@ static void expect_same_bits(const char *what, const wk_tensor *a, const wk_tens
     } else if (!wkt_failed(wk_tensor_to_host(a, pa, n * es), r, "read") &&
                !wkt_failed(wk_tensor_to_host(b, pb, n * es), r, "read")) {
         for (size_t i = 0; i < n; i++)
-            if (memcmp(pa + i * es, pb + i * es, es) != 0 && !(is_nan_at(dt, pa + i * es) && is_nan_at(dt, pb + i * es))) {
+            if (memcmp(pa + i * es, pb + i * es, es) != 0 &&
+                !(is_nan_at(dt, pa + i * es) && is_nan_at(dt, pb + i * es))) {
                 wkt_fail(r, "%s differs from the separate ops' at element %zu", what, i);
                 break;
             }
@@ -233,6 +234,17 @@ void norm_add_errors(wkt_errctx *e)
     EXPECT_FAIL(wk_add_rms_norm(x, r, w, -1.0, &sum, &out), WK_ERR_INVALID_ARGUMENT);
     EXPECT_FAIL(wk_add_rms_norm(x, r, w, NAN, &sum, &out), WK_ERR_INVALID_ARGUMENT);
     EXPECT_FAIL(wk_add_rms_norm(x, r, w, INFINITY, &sum, &out), WK_ERR_INVALID_ARGUMENT);
+    wk_device *cpu = NULL;
+    if (wk_device_get("cpu", &cpu) == WK_OK && cpu != e->dev) { /* r or w on the CPU, x on this device */
+        wk_tensor *r_cpu = NULL, *w_cpu = NULL;
+        if (wk_tensor_empty(cpu, WK_F32, 2, shape, &r_cpu) == WK_OK &&
+            wk_tensor_empty(cpu, WK_F32, 1, &four, &w_cpu) == WK_OK) {
+            EXPECT_FAIL(wk_add_rms_norm(x, r_cpu, w, 1e-6, &sum, &out), WK_ERR_DEVICE);
+            EXPECT_FAIL(wk_add_rms_norm(x, r, w_cpu, 1e-6, &sum, &out), WK_ERR_DEVICE);
+        }
+        wk_tensor_release(r_cpu);
+        wk_tensor_release(w_cpu);
+    }
 #undef EXPECT_FAIL
 done:
     wk_tensor_release(x);

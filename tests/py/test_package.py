@@ -607,6 +607,13 @@ def test_gpu():
     except wick.WickError as e:
         check(e.status == "WK_ERR_INDEX_OUT_OF_RANGE", f"GPU index fault: {e}")
     raises("WK_ERR_DEVICE", lambda: a + g, "cpu + gpu", "add")
+    r, _ = rand((5, 6))
+    w, _ = rand((6,))
+    s_cpu, o_cpu = wick.add_rms_norm(a, r, w)
+    s_gpu, o_gpu = wick.add_rms_norm(g, r.to(dev), w.to(dev))
+    check(np.array_equal(s_gpu.numpy(), s_cpu.numpy()), "add_rms_norm's sum on the GPU: the CPU's exactly")
+    close(o_gpu.numpy(), o_cpu.numpy().astype(np.float64), "f32", "add_rms_norm on the GPU")
+    raises("WK_ERR_DEVICE", lambda: wick.add_rms_norm(g, r, w.to(dev)), "add_rms_norm gpu + cpu", "add_rms_norm")
 
 
 # ---------------------------------------------------------------- pip install ./python
