@@ -96,6 +96,7 @@ class Wick:
             "wk_cumsum": [vp, i32, pvp],
             "wk_layer_norm": [vp, vp, vp, dbl, pvp],
             "wk_rms_norm": [vp, vp, dbl, pvp],
+            "wk_add_rms_norm": [vp, vp, vp, dbl, pvp, pvp],
             "wk_argsort": [vp, ctypes.c_bool, pvp],
             "wk_topk": [vp, ctypes.c_int64, i32, ctypes.c_bool, ctypes.c_bool, pvp, pvp],
             "wk_sample": [vp, ctypes.POINTER(SampleParams), vp, pvp],
@@ -360,6 +361,11 @@ def cases(dev, quick):
                    lambda: [rand((rows4k, 4096)), rand((4096,), f32, 0.5, 1.5)],
                    lambda x, g: F.rms_norm(x, (x.shape[-1],), g, 1e-6),
                    lambda w, x, g: w.call(w.lib.wk_rms_norm, x, g, 1e-6))
+        # the residual add and the norm after it (PyTorch: two ops), a decode step's row and a prefill's rows
+        for rows, cols, suffix in ((rows4k, 4096, ""), (1, 2048, " decode")):
+            yield Case("add_rms_norm bf16 w" + suffix, dims(rows, cols), L, 1e-2,
+                       lambda r=rows, c=cols: [rand((r, c), bf16), rand((r, c), bf16), rand((c,), bf16, 0.5, 1.5)],
+                       lambda x, r, g: F.rms_norm(x + r, (x.shape[-1],), g, 1e-6), wick_add_rms_norm)
     argsort_rows = 256 if quick else 16384
     yield Case("argsort f32 last dim", dims(argsort_rows, 4096), L, None, lambda: [rand((argsort_rows, 4096))],
                stable_argsort, lambda w, x: w.call(w.lib.wk_argsort, x, False))
@@ -450,6 +456,16 @@ def matmul_q_case(dev, qname, m, n, k, rand):
 
     return Case("matmul_q %s f16 M=%d" % (qname, m), "%dx%d @ %dx%d^T" % (m, k, n, k), None, 2e-3, inputs,
                 lambda x, deq: F.linear(x, deq), wick_fn)
+
+
+def wick_add_rms_norm(w, x, r, g):
+    """add_rms_norm's normalised output (its sum, the new residual, is released: PyTorch's x + r is not timed
+    apart either)."""
+    s, out = ctypes.c_void_p(), ctypes.c_void_p()
+    w.check(w.lib.wk_add_rms_norm(x, r, g, ctypes.c_double(1e-6), ctypes.byref(s), ctypes.byref(out)),
+            "wk_add_rms_norm")
+    w.release(s)
+    return out
 
 
 def wick_topk(w, x, k):

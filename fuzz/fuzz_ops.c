@@ -289,7 +289,8 @@ static wk_status run(const call *c, wk_tensor *const *in, int n, wk_tensor **out
     case 5: return wk_reduce((wk_reduce_op)c->sub, a, c->dims, c->ndims, c->flag, out);
     case 6: return c->sub & 1 ? wk_argmax(a, c->dim, c->flag, out) : wk_argmin(a, c->dim, c->flag, out);
     case 7: return c->sub & 1 ? wk_log_softmax_last_dim(a, out) : wk_softmax_last_dim(a, out);
-    case 8: return wk_rms_norm(a, b, c->d[0], out);
+    case 8:
+        return c->sub & 1 ? wk_add_rms_norm(a, d, b, c->d[0], &out[0], &out[1]) : wk_rms_norm(a, b, c->d[0], out);
     case 9: return wk_layer_norm(a, b, d, c->d[0], out);
     case 10: return c->sub & 1 ? wk_argsort(a, c->flag, out) : wk_sort(a, c->flag, &out[0], c->sub & 2 ? &out[1] : NULL);
     case 11: return wk_matmul(a, b, out);
@@ -325,8 +326,8 @@ static wk_status run(const call *c, wk_tensor *const *in, int n, wk_tensor **out
 #define OP_COUNT 23
 static const char *const op_names[OP_COUNT] = {
     "unary", "affine/clamp/powf/elu", "binary", "compare", "where", "reduce", "argmin/argmax", "softmax",
-    "rms_norm", "layer_norm", "sort/argsort", "matmul", "conv", "pool", "upsample", "index_select", "gather",
-    "scatter", "scatter_add", "index_add", "cat", "cast", "rope"};
+    "rms_norm/add_rms_norm", "layer_norm", "sort/argsort", "matmul", "conv", "pool", "upsample", "index_select",
+    "gather", "scatter", "scatter_add", "index_add", "cat", "cast", "rope"};
 
 static double pick_double(fz *f)
 {
@@ -387,13 +388,19 @@ static int setup(fz *f, call *c, wk_tensor **in)
             c->dims[i] = u8(f) < 230 ? i - (u8(f) & 1 ? r[0] : 0) : pick_dim(f, r[0]);
         break;
     case 6: c->dim = pick_dim(f, r[0]); break;
-    case 8: case 9: /* norms: w (and b) 1-D of the last dim */
+    case 8: case 9: /* norms: w (and b) 1-D of the last dim; add_rms_norm (8, odd sub): r, a's shape or not */
         n = c->op == 8 ? 2 : 3;
         if (c->op == 8 && u8(f) < 20) c->d[0] = -1.0;
         for (int k = 1; k < n; k++) {
             r[k] = 1;
             s[k][0] = r[0] ? s[0][r[0] - 1] : 1;
             if (u8(f) < 10) s[k][0] = range(f, 0, 5);
+        }
+        if (c->op == 8 && (c->sub & 1)) {
+            n = 3;
+            r[2] = r[0];
+            memcpy(s[2], s[0], sizeof s[0]);
+            if (r[0] && u8(f) < 10) s[2][r[0] - 1] = range(f, 0, 5);
         }
         break;
     case 11: /* matmul (..., m, k) x (..., k, n) */

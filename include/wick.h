@@ -383,12 +383,12 @@ wk_status wk_log_softmax_last_dim(const wk_tensor *x, wk_tensor **out);
 /* x / sqrt(mean(x^2) + eps) * w over the last dim; w is 1-D of the last dim's size; eps finite and >= 0.
  * Statistics in f32 or wider (the CPU uses f64). x must have rank >= 1. */
 wk_status wk_rms_norm(const wk_tensor *x, const wk_tensor *w, double eps, wk_tensor **out);
-/* A pre-norm transformer's residual add and the next rms_norm in one pass (PyTorch: s = x + r;
- * F.rms_norm(s, ...)): *sum = x + r, rounded to x's dtype exactly as wk_binary(WK_BINARY_ADD) rounds it, and
- * *out = wk_rms_norm(*sum, w, eps) of that rounded sum; both bit for bit what those two calls give on the same
- * device. x and r: the same shape and float dtype, any strides, rank >= 1; w and eps as wk_rms_norm's; *sum and
- * *out are new contiguous tensors of x's shape. r of another shape is WK_ERR_SHAPE, of another dtype WK_ERR_DTYPE;
- * a NULL sum or out is WK_ERR_INVALID_ARGUMENT. */
+/* A pre-norm transformer's residual add and the next rms_norm in one pass (PyTorch: s = x + r; F.rms_norm(s, ...)):
+ * *sum = x + r, rounded to x's dtype as wk_binary(WK_BINARY_ADD) rounds it, and *out = wk_rms_norm(*sum, w, eps);
+ * both bit for bit what those two calls give on the same device (a NaN's payload aside). x and r: the same shape
+ * and float dtype, any strides, rank >= 1; w and eps as wk_rms_norm's; *sum and *out are new contiguous tensors of
+ * x's shape (empty for an empty x). r of another shape is WK_ERR_SHAPE, of another dtype WK_ERR_DTYPE, on another
+ * device WK_ERR_DEVICE; sum or out NULL, or both the same pointer, WK_ERR_INVALID_ARGUMENT. */
 wk_status wk_add_rms_norm(const wk_tensor *x, const wk_tensor *r, const wk_tensor *w, double eps, wk_tensor **sum,
                           wk_tensor **out);
 /* (x - mean) / sqrt(var + eps) * w + b over the last dim (biased variance); w and b may be NULL. */

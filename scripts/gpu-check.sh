@@ -24,7 +24,7 @@ JOBS=${JOBS:-$(nproc)}
 BUDGET=${GPU_CHECK_BUDGET:-530}
 # Ops whose kernels share memory between threads (block reductions, tiled transposes, sorts): what racecheck,
 # which only looks at shared memory and is slow, is worth running on.
-race_default=contiguous,reduce_sum,reduce_max,argmax,softmax,log_softmax,layer_norm,rms_norm,argsort,sort,index_add
+race_default=contiguous,reduce_sum,reduce_max,argmax,softmax,log_softmax,layer_norm,rms_norm,add_rms_norm,argsort,sort,index_add
 RACECHECK_OPS=${RACECHECK_OPS:-$race_default}
 WAVE64_RACE_OPS=${WAVE64_RACE_OPS:-reduce_sum,argmax,softmax,layer_norm}
 MEMCHECK_OPS=${MEMCHECK_OPS:-}

@@ -117,6 +117,15 @@ static wk_status setup_norm_weights(const bench_case *c, wk_device *dev, bench_i
     return WK_OK;
 }
 
+/* add_rms_norm: r (t[0]'s shape), w, and a tensor of t[0]'s shape the run never reads: it stands for the sum the op
+ * writes besides its output (the harness counts the bytes of the inputs and of one output). */
+static wk_status setup_add_norm(const bench_case *c, wk_device *dev, bench_inputs *in)
+{
+    WK_BENCH_TRY(setup_same(c, dev, in));
+    WK_BENCH_TRY(setup_norm_weights(c, dev, in));
+    return setup_same(c, dev, in);
+}
+
 /* Random i64 indices into dim c->param[0] of t[0]: 1-D of t[0]'s dim 0 (index_select, index_add) or
  * t[0]'s shape (gather, scatter_add). param[1] != 0 adds a src of t[0]'s shape. */
 static wk_status setup_indices(const bench_case *c, wk_device *dev, bench_inputs *in)
@@ -255,6 +264,14 @@ static wk_status run_rms_norm(const bench_case *c, const bench_inputs *in, wk_te
 {
     (void)c;
     return wk_rms_norm(in->t[0], in->t[1], 1e-6, out);
+}
+static wk_status run_add_rms_norm(const bench_case *c, const bench_inputs *in, wk_tensor **out)
+{
+    (void)c;
+    wk_tensor *sum = NULL;
+    wk_status s = wk_add_rms_norm(in->t[0], in->t[1], in->t[2], 1e-6, &sum, out);
+    wk_tensor_release(sum);
+    return s;
 }
 static wk_status run_argsort(const bench_case *c, const bench_inputs *in, wk_tensor **out)
 {
@@ -470,6 +487,12 @@ static const bench_case cases[] = {
             run_layer_norm),
     MAT("rms_norm", "f32 w", WK_F32, 8192, 4096, 1024, 1024, 32768, 4096, false, 1, 0, setup_norm_weights,
         run_rms_norm),
+    MAT("add_rms_norm", "f32 w", WK_F32, 8192, 4096, 1024, 1024, 32768, 4096, false, 1, 0, setup_add_norm,
+        run_add_rms_norm),
+    MAT_GPU("rms_norm", "bf16 w", WK_BF16, 1024, 4096, 32768, 4096, 1, 0, setup_norm_weights, run_rms_norm),
+    MAT_GPU("add_rms_norm", "bf16 w", WK_BF16, 1024, 4096, 32768, 4096, 1, 0, setup_add_norm, run_add_rms_norm),
+    MAT_GPU("rms_norm", "bf16 w decode", WK_BF16, 1, 2048, 1, 2048, 1, 0, setup_norm_weights, run_rms_norm),
+    MAT_GPU("add_rms_norm", "bf16 w decode", WK_BF16, 1, 2048, 1, 2048, 1, 0, setup_add_norm, run_add_rms_norm),
     MAT("argsort", "f32 last dim", WK_F32, 2048, 4096, 256, 1024, 16384, 4096, false, 0, 0, NULL, run_argsort),
     MAT("topk", "f32 k=50 logits", WK_F32, 32, 128256, 4, 16384, 32, 128256, false, 50, 0, NULL, run_topk),
     MAT("sample", "f32 logits k50 p0.9 t0.8", WK_F32, 32, 128256, 4, 16384, 32, 128256, false, 0, 0, NULL,

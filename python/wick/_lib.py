@@ -200,6 +200,7 @@ _PROTOTYPES = {
     "wk_softmax_last_dim": (S, [P, PP]),
     "wk_log_softmax_last_dim": (S, [P, PP]),
     "wk_rms_norm": (S, [P, P, c_double, PP]),
+    "wk_add_rms_norm": (S, [P, P, P, c_double, PP, PP]),
     "wk_layer_norm": (S, [P, P, P, c_double, PP]),
     "wk_argsort": (S, [P, c_bool, PP]),
     "wk_sort": (S, [P, c_bool, PP, PP]),

@@ -111,6 +111,13 @@ def layer_norm(x, w=None, b=None, eps=1e-5): return call("layer_norm", _t(x), _t
 def argsort(x, descending=False): return call("argsort", _t(x), bool(descending))
 
 
+def add_rms_norm(x, r, w, eps=1e-6):
+    """(sum, out): sum = x + r rounded to x's dtype, out = rms_norm(sum, w, eps), in one pass."""
+    s, o = out(), out()
+    lib.wk_add_rms_norm(_t(x), _t(r, x), _t(w, x), float(eps), byref(s), byref(o))
+    return take(s), take(o)
+
+
 def sort(x, descending=False):
     """(values, indices) along the last dim, stable."""
     v, i = out(), out()

@@ -408,38 +408,50 @@ typedef struct add_norm_ctx {
     char *sum;
 } add_norm_ctx;
 
-WK_VEC_CLONES static void add_f32(float *a, const float *b, int64_t n)
+WK_VEC_CLONES static void add_f32(const float *a, const float *b, int64_t n, float *y)
 {
     for (int64_t i = 0; i < n; i++)
-        a[i] = a[i] + b[i];
+        y[i] = a[i] + b[i];
 }
 
-static void add_f64(double *a, const double *b, int64_t n)
+WK_VEC_CLONES static void add_f64(const double *a, const double *b, int64_t n, double *y)
 {
     for (int64_t i = 0; i < n; i++)
-        a[i] = a[i] + b[i];
+        y[i] = a[i] + b[i];
+}
+
+/* y = x + r over a row of n: f16/bf16/f32 through f32 chunks (read in place when contiguous f32, else converted
+ * as binary.c's loads, and rounded as its stores: vhalf.h's conversions are the same bits), f64 directly. */
+static void add_row(const norm_ctx *c, const char *xb, int64_t xs, const char *rb, int64_t rs, char *y)
+{
+    if (c->dt == WK_F64) {
+        const double *x = (const double *)(const void *)xb, *r = (const double *)(const void *)rb;
+        if (xs == 1 && rs == 1) {
+            add_f64(x, r, c->n, (double *)(void *)y);
+            return;
+        }
+        for (int64_t i = 0; i < c->n; i++)
+            ((double *)(void *)y)[i] = x[i * xs] + r[i * rs];
+        return;
+    }
+    float xbuf[NORM_CHUNK], rbuf[NORM_CHUNK], obuf[NORM_CHUNK];
+    f32_src x = make_src(c->dt, xb, xs, xbuf), r = make_src(c->dt, rb, rs, rbuf);
+    FOR_CHUNKS(c->n, at, len) {
+        add_f32(src_chunk(&x, at, len), src_chunk(&r, at, len), len, dst_chunk(c->dt, y, at, obuf));
+        put_chunk(c->dt, y, at, len, obuf);
+    }
 }
 
 static void add_norm_body(void *ctx, int64_t begin, int64_t end)
 {
     const add_norm_ctx *a = ctx;
     const norm_ctx *c = &a->c;
-    _Alignas(64) unsigned char xb[WK_CHUNK * sizeof(double)], rb[WK_CHUNK * sizeof(double)];
     wk_rows_iter ix, ir;
     wk_rows_seek(&a->xrows, begin, &ix);
     wk_rows_seek(&a->rrows, begin, &ir);
     for (int64_t o = begin; o < end; o++) {
         char *srow = a->sum + o * c->n * c->es;
-        for (int64_t at = 0; at < c->n; at += WK_CHUNK) {
-            int64_t m = c->n - at < WK_CHUNK ? c->n - at : WK_CHUNK;
-            wk_chunk_load(c->dt, xb, a->x + (ix.off + at * a->xs) * c->es, a->xs * c->es, m);
-            wk_chunk_load(c->dt, rb, a->r + (ir.off + at * a->rs) * c->es, a->rs * c->es, m);
-            if (c->dt == WK_F64)
-                add_f64((double *)(void *)xb, (const double *)(const void *)rb, m);
-            else
-                add_f32((float *)(void *)xb, (const float *)(const void *)rb, m);
-            wk_chunk_store(c->dt, srow + at * c->es, c->es, xb, m);
-        }
+        add_row(c, a->x + ix.off * c->es, a->xs, a->r + ir.off * c->es, a->rs, srow);
         c->row(c, srow, c->out + o * c->n * c->es);
         wk_rows_advance(&a->xrows, &ix, 1);
         wk_rows_advance(&a->rrows, &ir, 1);

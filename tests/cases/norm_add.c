@@ -37,7 +37,8 @@ static void expect_same_bits(const char *what, const wk_tensor *a, const wk_tens
     } else if (!wkt_failed(wk_tensor_to_host(a, pa, n * es), r, "read") &&
                !wkt_failed(wk_tensor_to_host(b, pb, n * es), r, "read")) {
         for (size_t i = 0; i < n; i++)
-            if (memcmp(pa + i * es, pb + i * es, es) != 0 && !(is_nan_at(dt, pa + i * es) && is_nan_at(dt, pb + i * es))) {
+            if (memcmp(pa + i * es, pb + i * es, es) != 0 &&
+                !(is_nan_at(dt, pa + i * es) && is_nan_at(dt, pb + i * es))) {
                 wkt_fail(r, "%s differs from the separate ops' at element %zu", what, i);
                 break;
             }
@@ -164,6 +165,19 @@ void norm_add_cases(wkt_list *l)
     add(l, WK_F16, WKT_OFFSET, WKT_CONTIG, WKT_CONTIG, 2, over_odd, INPUT_RANDOM);
     add(l, WK_F64, WKT_CONTIG, WKT_OFFSET, WKT_CONTIG, 2, over, INPUT_RANDOM);
     add(l, WK_F32, WKT_OFFSET, WKT_CONTIG, WKT_CONTIG, 1, r1, INPUT_RANDOM);
+    /* the GPU's one- and two-vector rows (a lane a row: v1, v2) and their by-element twins (s1, s2) */
+    static const int64_t f32_v1[2] = {130, 4}, f32_v2[2] = {40, 8}, h_v1[2] = {33, 8}, h_s1[2] = {9, 7},
+                         f32_s2[2] = {50, 6}, f64_v1[2] = {21, 2}, f64_v2[2] = {17, 4}, f64_s2[2] = {11, 3},
+                         f32_s1[2] = {12, 3};
+    add(l, WK_F32, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 2, f32_v1, INPUT_RANDOM);
+    add(l, WK_F32, WKT_CONTIG, WKT_TRANSPOSED, WKT_CONTIG, 2, f32_v2, INPUT_RANDOM);
+    add(l, WK_BF16, WKT_CONTIG, WKT_CONTIG, WKT_OFFSET, 2, h_v1, INPUT_RANDOM);
+    add(l, WK_F16, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 2, h_s1, INPUT_RANDOM);
+    add(l, WK_F32, WKT_TRANSPOSED, WKT_CONTIG, WKT_CONTIG, 2, f32_s2, INPUT_RANDOM);
+    add(l, WK_F64, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 2, f64_v1, INPUT_RANDOM);
+    add(l, WK_F64, WKT_CONTIG, WKT_OFFSET, WKT_CONTIG, 2, f64_v2, INPUT_RANDOM);
+    add(l, WK_F64, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 2, f64_s2, INPUT_RANDOM);
+    add(l, WK_F32, WKT_CONTIG, WKT_CONTIG, WKT_BROADCAST, 2, f32_s1, INPUT_RANDOM);
     add(l, WK_F64, WKT_TRANSPOSED, WKT_CONTIG, WKT_CONTIG, 2, one, INPUT_RANDOM);
     add(l, WK_F32, WKT_CONTIG, WKT_CONTIG, WKT_CONTIG, 2, no_rows, INPUT_RANDOM);
     add(l, WK_BF16, WKT_CONTIG, WKT_OFFSET, WKT_CONTIG, 2, empty_rows, INPUT_RANDOM);
@@ -220,6 +234,17 @@ void norm_add_errors(wkt_errctx *e)
     EXPECT_FAIL(wk_add_rms_norm(x, r, w, -1.0, &sum, &out), WK_ERR_INVALID_ARGUMENT);
     EXPECT_FAIL(wk_add_rms_norm(x, r, w, NAN, &sum, &out), WK_ERR_INVALID_ARGUMENT);
     EXPECT_FAIL(wk_add_rms_norm(x, r, w, INFINITY, &sum, &out), WK_ERR_INVALID_ARGUMENT);
+    wk_device *cpu = NULL;
+    if (wk_device_get("cpu", &cpu) == WK_OK && cpu != e->dev) { /* r or w on the CPU, x on this device */
+        wk_tensor *r_cpu = NULL, *w_cpu = NULL;
+        if (wk_tensor_empty(cpu, WK_F32, 2, shape, &r_cpu) == WK_OK &&
+            wk_tensor_empty(cpu, WK_F32, 1, &four, &w_cpu) == WK_OK) {
+            EXPECT_FAIL(wk_add_rms_norm(x, r_cpu, w, 1e-6, &sum, &out), WK_ERR_DEVICE);
+            EXPECT_FAIL(wk_add_rms_norm(x, r, w_cpu, 1e-6, &sum, &out), WK_ERR_DEVICE);
+        }
+        wk_tensor_release(r_cpu);
+        wk_tensor_release(w_cpu);
+    }
 #undef EXPECT_FAIL
 done:
     wk_tensor_release(x);

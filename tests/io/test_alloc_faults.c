@@ -207,6 +207,16 @@ static int elementwise(void)
     return 0;
 }
 
+/* wk_add_rms_norm of A and B with its first out-parameter watched too: a failure must leave sum NULL. */
+static wk_status add_rms(const wk_tensor *w, wk_tensor **sum, wk_tensor **out)
+{
+    *sum = NULL;
+    wk_status s = wk_add_rms_norm(A, B, w, 1e-6, sum, out);
+    if (s != WK_OK && *sum)
+        printf("FAIL: add_rms_norm wrote sum on failure\n"), bad++;
+    return s;
+}
+
 static int linalg(void)
 {
     wk_device *dev = wk_tensor_device(A);
@@ -216,6 +226,10 @@ static int linalg(void)
     T(w, wk_rand_uniform(dev, WK_F32, 1, &s4, 1, 0.5, 1.5, &w));
     T(b, wk_rand_uniform(dev, WK_F32, 1, &s4, 2, -1, 1, &b));
     T(v, wk_rms_norm(A, w, 1e-6, &v));
+    wk_tensor *sum = NULL;
+    T(v, add_rms(w, &sum, &v));
+    if (mix(pool[npool++] = sum) != 0)
+        return -1;
     T(v, wk_layer_norm(A, w, b, 1e-5, &v));
     T(v, wk_layer_norm(A, NULL, NULL, 1e-5, &v));
     T(w, wk_rand_uniform(dev, WK_F32, 2, s45, 3, -1, 1, &w));

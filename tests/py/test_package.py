@@ -162,6 +162,28 @@ def test_reductions():
     raises("WK_ERR_SHAPE", lambda: wick.max(wick.zeros((0, 3)), 0), "max of nothing", "max")
 
 
+def test_add_rms_norm():
+    """sum = x + r rounded to the dtype (numpy's own add, exact), out = the rms_norm of that sum; r transposed."""
+    for dt, npt in (("f32", np.float32), ("f64", np.float64), ("f16", np.float16)):
+        x, xv = rand((3, 4, 5), dt)
+        rt, rv = rand((3, 5, 4), dt)
+        w, wv = rand((5,), dt)
+        s, o = wick.add_rms_norm(x, wick.transpose(rt, 1, 2), w, 1e-5)
+        sv = (xv.astype(npt) + rv.transpose(0, 2, 1).astype(npt)).astype(np.float64)
+        check(np.array_equal(s.numpy().astype(np.float64), sv), f"add_rms_norm sum {dt}: exact")
+        close(o, sv / np.sqrt((sv ** 2).mean(-1, keepdims=True) + 1e-5) * wv, dt, f"add_rms_norm {dt}")
+        check(np.array_equal(o.numpy(), wick.rms_norm(s, w, 1e-5).numpy()), f"add_rms_norm {dt}: rms_norm of sum")
+    x, _ = rand((2, 4))
+    s, o = wick.add_rms_norm(x, np.ones((2, 4), np.float32), np.ones(4, np.float32))
+    check(s.shape == (2, 4) and o.shape == (2, 4) and s.dtype == "f32", "add_rms_norm of numpy arrays")
+    raises("WK_ERR_SHAPE", lambda: wick.add_rms_norm(x, wick.zeros((4, 2)), wick.ones(4)), "add_rms_norm r shape",
+           "add_rms_norm")
+    raises("WK_ERR_DTYPE", lambda: wick.add_rms_norm(x, wick.zeros((2, 4), "f64"), wick.ones(4)),
+           "add_rms_norm r dtype", "add_rms_norm")
+    raises("WK_ERR_INVALID_ARGUMENT", lambda: wick.add_rms_norm(x, x, wick.ones(4), -1.0), "add_rms_norm eps",
+           "add_rms_norm")
+
+
 def test_sort():
     for dt in ("f32", "i32"):
         x, xv = rand((4, 9), dt, -3, 3)  # rounded ints: ties, which a stable sort keeps in order
@@ -585,6 +607,13 @@ def test_gpu():
     except wick.WickError as e:
         check(e.status == "WK_ERR_INDEX_OUT_OF_RANGE", f"GPU index fault: {e}")
     raises("WK_ERR_DEVICE", lambda: a + g, "cpu + gpu", "add")
+    r, _ = rand((5, 6))
+    w, _ = rand((6,))
+    s_cpu, o_cpu = wick.add_rms_norm(a, r, w)
+    s_gpu, o_gpu = wick.add_rms_norm(g, r.to(dev), w.to(dev))
+    check(np.array_equal(s_gpu.numpy(), s_cpu.numpy()), "add_rms_norm's sum on the GPU: the CPU's exactly")
+    close(o_gpu.numpy(), o_cpu.numpy().astype(np.float64), "f32", "add_rms_norm on the GPU")
+    raises("WK_ERR_DEVICE", lambda: wick.add_rms_norm(g, r, w.to(dev)), "add_rms_norm gpu + cpu", "add_rms_norm")
 
 
 # ---------------------------------------------------------------- pip install ./python
@@ -653,10 +682,10 @@ def test_readme(tmp):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="wick-py-")
-    tests = [test_unary, test_parametric, test_binary_compare_where, test_reductions, test_sort, test_matmul,
-             test_conv, test_pool_upsample, test_indexing, test_rope, test_views, test_creation, test_copy_cast_cat,
-             test_operators_and_properties, test_errors, test_numpy_round_trips, lambda: test_files(tmp), test_gpu,
-             lambda: test_readme(tmp), lambda: test_pip_install(tmp)]
+    tests = [test_unary, test_parametric, test_binary_compare_where, test_reductions, test_add_rms_norm, test_sort,
+             test_matmul, test_conv, test_pool_upsample, test_indexing, test_rope, test_views, test_creation,
+             test_copy_cast_cat, test_operators_and_properties, test_errors, test_numpy_round_trips,
+             lambda: test_files(tmp), test_gpu, lambda: test_readme(tmp), lambda: test_pip_install(tmp)]
     try:
         run(tests)
     finally:
