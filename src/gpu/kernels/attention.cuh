@@ -79,72 +79,48 @@ __device__ __forceinline__ int at_splits_used(const wk_gpu_attn_args &p, const a
 }
 
 /* The splits of one item that saw keys (at_splits_used, tiles of tk) merged into out and lse: each weighed by
- * exp(m_s - max m) / l. One block does it, so it is
- * kept short: 32-bit indices (no 64-bit divisions), the weights of the first AT_MERGE_HELD splits computed once per
- * row into shared memory, and the partial rows (written by other blocks) read from L2 (wk_ld_l2, never a stale L1
- * line) in batches of AT_MERGE_U independent loads. Eight lanes a row find its max and sum (lanes 8r to 8r + 7: one
- * group of a warp, or of an AMD wave64), then every thread takes elements of the rows. */
-#define AT_MERGE_U 16
-#define AT_MERGE_HELD 64
+ * exp(m_s - max m). One block does it after the item's other blocks are done, so it is kept to few trips to memory:
+ * every thread takes elements of the rows, and for each reads the m, l and value of AT_MERGE_U splits at once (loads
+ * that depend on nothing, from L2: wk_ld_l2, never a stale L1 line; the row's m and l are read by each of its
+ * elements' threads, which costs L2 hits, not trips), merging batch by batch as the attention kernels merge tiles. */
+#define AT_MERGE_U 4
 template <class T>
 __device__ __forceinline__ void at_merge(const wk_gpu_attn_args &p, const at_item &it, int64_t item, int64_t tk)
 {
-    __shared__ float M[AT_ROWS], L[AT_ROWS], W[AT_MERGE_HELD][AT_ROWS];
-    const int dv = (int)p.dv, w = dv + 2, step = AT_ROWS * w, splits = at_splits_used(p, it, tk), n = (int)it.n;
-    const int held = splits < AT_MERGE_HELD ? splits : AT_MERGE_HELD, nt = (int)blockDim.x;
+    const int dv = (int)p.dv, w = dv + 2, step = AT_ROWS * w, splits = at_splits_used(p, it, tk), nq = (int)it.nq;
     const float *part = p.part + item * p.splits * step;
-    for (int r = (int)threadIdx.x / 8, j = (int)threadIdx.x % 8; r < AT_ROWS; r += nt / 8) {
-        const float *row = part + r * w + dv; /* m, then l */
-        float m = -INFINITY, l = 0.0f;
-        for (int s = j; s < splits && r < n; s += 8)
-            m = fmaxf(m, wk_ld_l2(row + s * step));
-        m = fmaxf(m, wk_shfl_xor(m, 4));
-        m = fmaxf(m, wk_shfl_xor(m, 2));
-        m = fmaxf(m, wk_shfl_xor(m, 1));
-        for (int s = j; s < splits && r < n && m != -INFINITY; s += 8) {
-            float ms = wk_ld_l2(row + s * step), ls = wk_ld_l2(row + s * step + 1);
-            l += ms == -INFINITY ? 0.0f : ls * expf(ms - m);
-        }
-        l += wk_shfl_xor(l, 4);
-        l += wk_shfl_xor(l, 2);
-        l += wk_shfl_xor(l, 1);
-        if (j == 0) {
-            M[r] = m;
-            L[r] = l;
-        }
-    }
-    __syncthreads();
-    for (int e = (int)threadIdx.x; e < held * AT_ROWS; e += nt) { /* W[s][r]: split s's weight in row r */
-        int s = e / AT_ROWS, r = e % AT_ROWS;
-        float ms = r < n ? wk_ld_l2(part + s * step + r * w + dv) : -INFINITY;
-        W[s][r] = ms == -INFINITY ? 0.0f : expf(ms - M[r]) / L[r]; /* NaN stays NaN */
-    }
-    __syncthreads();
-    const int nq = (int)it.nq;
-    for (int e = (int)threadIdx.x; e < n * dv; e += nt) {
+    for (int e = (int)threadIdx.x; e < (int)it.n * dv; e += (int)blockDim.x) {
         int r = e / dv, c = e - r * dv;
         const float *row = part + r * w;
-        float m = M[r], l = L[r], acc = 0.0f;
-        for (int s0 = 0; s0 < splits && m != -INFINITY; s0 += AT_MERGE_U) {
-            float a[AT_MERGE_U], ms[AT_MERGE_U];
+        float m = -INFINITY, l = 0.0f, acc = 0.0f;
+        for (int s0 = 0; s0 < splits; s0 += AT_MERGE_U) {
+            float ms[AT_MERGE_U], ls[AT_MERGE_U], a[AT_MERGE_U];
 #pragma unroll
             for (int u = 0; u < AT_MERGE_U; u++) {
-                int s = s0 + u < splits ? s0 + u : s0; /* past the last split: one already counted, unused */
-                a[u] = wk_ld_l2(row + s * step + c);
-                ms[u] = s >= AT_MERGE_HELD ? wk_ld_l2(row + s * step + dv) : 0.0f;
+                const float *sp = row + (s0 + u < splits ? s0 + u : s0) * step; /* past the last: unused */
+                ms[u] = s0 + u < splits ? wk_ld_l2(sp + dv) : -INFINITY;
+                ls[u] = wk_ld_l2(sp + dv + 1);
+                a[u] = wk_ld_l2(sp + c);
             }
+            float mb = m;
+#pragma unroll
+            for (int u = 0; u < AT_MERGE_U; u++)
+                mb = fmaxf(mb, ms[u]);
+            if (mb == -INFINITY)
+                continue;
+            const float f = m == -INFINITY ? 0.0f : expf(m - mb); /* the batches before, rescaled */
+            l *= f;
+            acc *= f;
 #pragma unroll
             for (int u = 0; u < AT_MERGE_U; u++) {
-                int s = s0 + u;
-                float wt = s >= splits                ? 0.0f
-                           : s < AT_MERGE_HELD         ? W[s][r]
-                           : ms[u] == -INFINITY        ? 0.0f
-                                                       : expf(ms[u] - m) / l;
+                const float wt = ms[u] == -INFINITY ? 0.0f : expf(ms[u] - mb);
+                l = fmaf(ls[u], wt, l);
                 acc = fmaf(a[u], wt, acc);
             }
+            m = mb;
         }
         int64_t orow = (it.b * p.hq + it.h0 + r / nq) * p.sq + it.i0 + r % nq;
-        wk_st((T *)p.out + orow * p.dv + c, acc);
+        wk_st((T *)p.out + orow * p.dv + c, acc * (l > 0 ? 1.0f / l : 0.0f));
         if (p.lse && c == 0)
             p.lse[orow] = l > 0 ? m + logf(l) : -INFINITY;
     }
