@@ -597,7 +597,7 @@ def test_gpu():
     g = a.to(dev)
     check(g.device == dev and g.__dlpack_device__()[1] == int(dev.split(":")[1]), f"to({dev})")
     close(g.numpy(), av, "f32", "numpy() of a GPU tensor (a copy)")
-    close(wick.softmax(g * 2).to("cpu"), wick.softmax(a * 2), "f32", "softmax on the GPU")
+    close(wick.softmax(g * 2).to("cpu"), wick.softmax(a * 2).numpy(), "f32", "softmax on the GPU")
     close((g @ g.T).numpy(), av @ av.T, "f32", "matmul on the GPU", (1e-3, 1e-3))
     close(wick.from_numpy(av.astype(np.float32), dev).cast("bf16").numpy(), av, "bf16", "from_numpy to GPU, bf16")
     bad = wick.from_numpy(np.array([9], np.int64), dev)
