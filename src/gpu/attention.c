@@ -131,7 +131,7 @@ static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds)
     void *part = NULL;
     wk_status s = WK_OK;
     if (q->splits > 1) { /* the partial rows, then a ticket counter an item (zeroed) */
-        size_t rows = sizeof(float) * (size_t)(q->items * q->splits * AT_ROWS * (q->dv + 2));
+        size_t rows = sizeof(float) * (size_t)(q->items * q->splits * AT_ROWS * AT_PART_W(q->dv));
         WK_TRY(wk_gpu_malloc(d, rows + sizeof(int32_t) * (size_t)q->items, &part));
         q->part = part;
         q->count = (int32_t *)((char *)part + rows);

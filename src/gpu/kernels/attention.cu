@@ -229,7 +229,7 @@ __device__ __forceinline__ void at_finish(const wk_gpu_attn_args &p, const at_it
     if (r >= it.n)
         return;
     if (p.splits > 1) {
-        float *part = p.part + ((item * p.splits + blockIdx.y) * AT_ROWS + r) * (p.dv + 2);
+        float *part = p.part + ((item * p.splits + blockIdx.y) * AT_ROWS + r) * AT_PART_W(p.dv);
     #pragma unroll
         for (int k = 0; k < AT_ACC; k++)
             if (l8 + 8 * k < p.dv)

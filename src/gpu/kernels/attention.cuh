@@ -79,28 +79,33 @@ __device__ __forceinline__ int at_splits_used(const wk_gpu_attn_args &p, const a
 }
 
 /* The splits of one item that saw keys (at_splits_used, tiles of tk) merged into out and lse: each weighed by
- * exp(m_s - max m). One block does it after the item's other blocks are done, so it is kept to few trips to memory:
- * every thread takes elements of the rows, and for each reads the m, l and value of AT_MERGE_U splits at once (loads
- * that depend on nothing, from L2: wk_ld_l2, never a stale L1 line; the row's m and l are read by each of its
- * elements' threads, which costs L2 hits, not trips), merging batch by batch as the attention kernels merge tiles. */
-#define AT_MERGE_U 4
-template <class T>
-__device__ __forceinline__ void at_merge(const wk_gpu_attn_args &p, const at_item &it, int64_t item, int64_t tk)
+ * exp(m_s - max m). One block does it after the item's other blocks are done, so it is kept to few trips to memory
+ * and little code (a short loop: the merge runs once, and unrolled code would be fetched cold): each thread takes
+ * VW columns of a row (VW = 4: one 16-byte load a split) and reads the value, m and l of AT_MERGE_U splits at once
+ * (loads that depend on nothing, from L2: wk_ld_l2, never a stale L1 line; a row's m and l are read by each of its
+ * threads, which costs L2 hits, not trips), merging batch by batch as the attention kernels merge tiles. */
+#define AT_MERGE_U 8
+template <class T, int VW>
+__device__ __forceinline__ void at_merge_cols(const wk_gpu_attn_args &p, const at_item &it, const float *part, int splits)
 {
-    const int dv = (int)p.dv, w = dv + 2, step = AT_ROWS * w, splits = at_splits_used(p, it, tk), nq = (int)it.nq;
-    const float *part = p.part + item * p.splits * step;
-    for (int e = (int)threadIdx.x; e < (int)it.n * dv; e += (int)blockDim.x) {
-        int r = e / dv, c = e - r * dv;
+    const int dv = (int)p.dv, w = AT_PART_W(dv), step = AT_ROWS * w, nq = (int)it.nq, cols = dv / VW;
+    for (int e = (int)threadIdx.x; e < (int)it.n * cols; e += (int)blockDim.x) {
+        int r = e / cols, c = (e - r * cols) * VW;
         const float *row = part + r * w;
-        float m = -INFINITY, l = 0.0f, acc = 0.0f;
+        float m = -INFINITY, l = 0.0f, acc[VW];
+        for (int k = 0; k < VW; k++)
+            acc[k] = 0.0f;
         for (int s0 = 0; s0 < splits; s0 += AT_MERGE_U) {
-            float ms[AT_MERGE_U], ls[AT_MERGE_U], a[AT_MERGE_U];
+            float ms[AT_MERGE_U], ls[AT_MERGE_U], a[AT_MERGE_U][4];
 #pragma unroll
             for (int u = 0; u < AT_MERGE_U; u++) {
                 const float *sp = row + (s0 + u < splits ? s0 + u : s0) * step; /* past the last: unused */
                 ms[u] = s0 + u < splits ? wk_ld_l2(sp + dv) : -INFINITY;
                 ls[u] = wk_ld_l2(sp + dv + 1);
-                a[u] = wk_ld_l2(sp + c);
+                if (VW == 4)
+                    wk_ld_l2_v4(sp + c, a[u]);
+                else
+                    a[u][0] = wk_ld_l2(sp + c);
             }
             float mb = m;
 #pragma unroll
@@ -110,20 +115,34 @@ __device__ __forceinline__ void at_merge(const wk_gpu_attn_args &p, const at_ite
                 continue;
             const float f = m == -INFINITY ? 0.0f : expf(m - mb); /* the batches before, rescaled */
             l *= f;
-            acc *= f;
+            for (int k = 0; k < VW; k++)
+                acc[k] *= f;
 #pragma unroll
             for (int u = 0; u < AT_MERGE_U; u++) {
                 const float wt = ms[u] == -INFINITY ? 0.0f : expf(ms[u] - mb);
                 l = fmaf(ls[u], wt, l);
-                acc = fmaf(a[u], wt, acc);
+                for (int k = 0; k < VW; k++)
+                    acc[k] = fmaf(a[u][k], wt, acc[k]);
             }
             m = mb;
         }
         int64_t orow = (it.b * p.hq + it.h0 + r / nq) * p.sq + it.i0 + r % nq;
-        wk_st((T *)p.out + orow * p.dv + c, acc * (l > 0 ? 1.0f / l : 0.0f));
+        for (int k = 0; k < VW; k++)
+            wk_st((T *)p.out + orow * p.dv + c + k, acc[k] * (l > 0 ? 1.0f / l : 0.0f));
         if (p.lse && c == 0)
             p.lse[orow] = l > 0 ? m + logf(l) : -INFINITY;
     }
+}
+
+template <class T>
+__device__ __forceinline__ void at_merge(const wk_gpu_attn_args &p, const at_item &it, int64_t item, int64_t tk)
+{
+    const float *part = p.part + item * p.splits * AT_ROWS * AT_PART_W(p.dv);
+    const int splits = at_splits_used(p, it, tk);
+    if (p.dv % 4 == 0)
+        at_merge_cols<T, 4>(p, it, part, splits);
+    else
+        at_merge_cols<T, 1>(p, it, part, splits);
 }
 
 /* After a split's partial rows are written: the item's block that finishes last (a ticket per item in p.count)

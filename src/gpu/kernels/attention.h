@@ -16,6 +16,9 @@
 #define AT_TK_NARROW 16
 #define AT_TK_WIDE_DIM 128
 
+/* Floats of a split's partial row: dv values, then m and l, rounded up to 16 bytes (the merge reads vectors). */
+#define AT_PART_W(dv) (((dv) + 2 + 3) / 4 * 4)
+
 /* vec: k (AT_VEC_K) or v (AT_VEC_V) is read by 16-byte vectors (attention.cu at_load_kv_vec). */
 enum { AT_VEC_K = 1, AT_VEC_V = 2 };
 
@@ -32,7 +35,7 @@ typedef struct wk_gpu_attn_args {
     const int32_t *table;    /* (B, max_blocks), or NULL (contiguous k, v) */
     void *out;               /* (B, Hq, Sq, Dv) contiguous */
     float *lse;              /* (B, Hq, Sq) contiguous, or NULL */
-    float *part;             /* splits > 1: per (item, split, row) dv + 2 floats: acc, m, l */
+    float *part;             /* splits > 1: per (item, split, row) AT_PART_W(dv) floats: acc (dv), m, l */
     int32_t *count;          /* splits > 1: per item, the splits done (zero before the launch) */
     int64_t qs[4], ks[4], vs[4], bs[4];
     int64_t alibi_s, lens_s, table_s[2];

@@ -270,7 +270,7 @@ __device__ __forceinline__ void am_finish_dec(const wk_gpu_attn_args &p, const a
             acc += red.o[k][r][c] * f;
         }
         if (p.splits > 1) {
-            float *part = p.part + ((item * p.splits + blockIdx.y) * AT_ROWS + r) * (p.dv + 2);
+            float *part = p.part + ((item * p.splits + blockIdx.y) * AT_ROWS + r) * AT_PART_W(p.dv);
             part[c] = acc;
             if (c == 0) {
                 part[D] = m * AM_LN2;

@@ -146,6 +146,21 @@ template <class T> __device__ __forceinline__ T wk_ldg(const T *p)
 }
 #endif
 
+/* Four floats from L2 (p 16-byte aligned), as wk_ld_l2. */
+__device__ __forceinline__ void wk_ld_l2_v4(const float *p, float (&v)[4])
+{
+#if defined(__HIPCC__)
+    for (int i = 0; i < 4; i++)
+        v[i] = *(const volatile float *)(p + i);
+#else
+    const float4 t = __ldcg(reinterpret_cast<const float4 *>(p));
+    v[0] = t.x;
+    v[1] = t.y;
+    v[2] = t.z;
+    v[3] = t.w;
+#endif
+}
+
 /* A release and acquire fence at device scope. CUDA (sm_70+): fence.acq_rel.gpu, not __threadfence's sequentially
  * consistent membar.gl, which costs microseconds on a busy H100; HIP: __threadfence. */
 __device__ __forceinline__ void wk_fence_gpu(void)
