@@ -6,7 +6,8 @@
 #   scripts/gpu-llama.sh anchor wick           (the random-weight Llama-3.2-1B-shaped GGUFs, llama-bench, then wick)
 #   scripts/gpu-llama.sh profile               (no llama.cpp build: the F16 GGUF, wick's decode rate, and each kernel
 #                                               of three eager decode steps timed by ncu at the GPU's own clocks;
-#                                               PROFILE_QUANT=Q4_0 adds that file, made by a CPU build of llama-quantize)
+#                                               PROFILE_QUANT=Q4_0 adds that file, made by the kit's CPU-only
+#                                               llama-quantize)
 # wick: `wick generate FILE --warmup` with a 512-token prompt and 128 new tokens, batch 1, on cuda:0, for each file
 # it can read (F16 today; the quantized ones once issue 13's matmul lands), in f16 and bf16.
 # Environment: OUT (./gpu-out), BUILD_DIR (build-gpu; built by gpu-check.sh or here), CMAKE_ARGS.
@@ -57,13 +58,10 @@ if wanted profile; then
     mkdir -p "$WORK"
     [ -f "$WORK/model-F16.gguf" ] || ${PYTHON:-python3} .anchors/llama-bench/make_gguf.py "$WORK/model-F16.gguf" >"$OUT/make_gguf.log" 2>&1 || exit 1
     files=("$WORK/model-F16.gguf")
-    if [ -n "${PROFILE_QUANT:-}" ]; then # e.g. Q4_0: llama.cpp's quantizer built for the CPU (a minute), then the file
-        q=/tmp/llama-quantize-cpu
-        [ -x $q/bin/llama-quantize ] || { rm -rf $q; cmake -S .anchors/llama-bench/llama.cpp -B $q -DGGML_CUDA=OFF -DLLAMA_CURL=OFF \
-            -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-            -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_COMMON=ON \
-            -DLLAMA_TOOLS_INSTALL=OFF -DLLAMA_OPENSSL=OFF -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF &&
-            cmake --build $q -j"$(nproc)" --target llama-quantize; } >"$OUT/quantize-build.log" 2>&1 || exit 1
+    if [ -n "${PROFILE_QUANT:-}" ]; then # e.g. Q4_0: the kit's CPU-only build of llama-quantize (a minute), then the file
+        q=${TMPDIR:-/tmp}/llama-kit-build-cpu
+        [ -x $q/bin/llama-quantize ] || CPU_ONLY=1 ONLY_BUILD=1 BUILD_DIR=$q bash .anchors/llama-bench/run.sh \
+            "$OUT/llama-cpu" >"$OUT/quantize-build.log" 2>&1 || exit 1
         f="$WORK/model-$PROFILE_QUANT.gguf"
         [ -f "$f" ] || $q/bin/llama-quantize "$WORK/model-F16.gguf" "$f" "$PROFILE_QUANT" >"$OUT/quantize.log" 2>&1 || exit 1
         files+=("$f")

@@ -106,8 +106,7 @@ static int mma_slot(wk_gpu_dev *d, const wk_attn *a, const wk_gpu_attn_args *q)
     for (int i = 0; i < 3; i++)
         if (qt->strides[i] % 2 != 0)
             return -1;
-    const char *arch = wk_gpu_dev_arch(d);
-    if (strncmp(arch, "sm_", 3) != 0 || atoi(arch + 3) < 80)
+    if (wk_gpu_dev_sm(d) < 80)
         return -1;
     int slot = q->d == 64 ? 0 : 1;
     wk_gpu_kset set = q->sq <= AM_DECODE_ROWS ? WK_KS_attn_mma_decode

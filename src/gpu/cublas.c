@@ -1,6 +1,5 @@
 /* cublas.c: gpu.h's BLAS table on NVIDIA through cuBLAS, loaded with dlopen on first use (never linked):
  * one handle per device and stream, and the row-major GEMM mapped onto column-major cuBLAS. */
-#include <stdlib.h>
 
 #include "gpu/cuda_libs.h"
 #include "gpu/runtime.h"
@@ -41,8 +40,7 @@ static const char *status_text(wk_cublasStatus_t st)
  * any capture, so cuBLAS never allocates inside one; one per handle, so streams never share it. */
 static size_t workspace_bytes(const wk_gpu_dev *d)
 {
-    int sm = atoi(wk_gpu_dev_arch(d) + 3);
-    return sm >= 90 ? (size_t)32 << 20 : (size_t)4 << 20;
+    return wk_gpu_dev_sm(d) >= 90 ? (size_t)32 << 20 : (size_t)4 << 20;
 }
 
 /* Configured once and never changed, so threads may share the handle: its stream is fixed (one handle per stream),

@@ -26,6 +26,8 @@ int wk_gpu_logical_warp(const wk_gpu_dev *d) { return d->lanes; }
 int wk_gpu_width_slot(const wk_gpu_dev *d) { return d->lanes == d->props.warp_size ? 0 : 1; }
 int wk_gpu_sm_count(const wk_gpu_dev *d) { return d->props.sm_count; }
 const char *wk_gpu_dev_arch(const wk_gpu_dev *d) { return d->props.arch; }
+
+int wk_gpu_dev_sm(const wk_gpu_dev *d) { return strncmp(d->props.arch, "sm_", 3) == 0 ? atoi(d->props.arch + 3) : 0; }
 const char *wk_gpu_dev_name(const wk_gpu_dev *d) { return d->base.name; }
 int wk_gpu_ordinal(const wk_gpu_dev *d) { return d->ordinal; }
 void *wk_gpu_stream(const wk_gpu_dev *d) { return wk_stream_of((wk_device *)&d->base)->native; }
@@ -64,7 +66,7 @@ static wk_status pick_lanes(wk_gpu_dev *d)
 static void pick_overlap(wk_gpu_dev *d)
 {
     const char *v = getenv("WICK_GPU_OVERLAP");
-    d->overlap = strncmp(d->props.arch, "sm_", 3) == 0 && atoi(d->props.arch + 3) >= 90 && !(v && strcmp(v, "0") == 0);
+    d->overlap = wk_gpu_dev_sm(d) >= 90 && !(v && strcmp(v, "0") == 0);
 }
 
 /* The width the kernels were compiled for, and the one the GPU runs, against the width the device reports

@@ -26,6 +26,8 @@ int wk_gpu_width_slot(const wk_gpu_dev *d);
 int wk_gpu_sm_count(const wk_gpu_dev *d);   /* multiprocessors / compute units */
 /* The device's architecture as its vendor names it: "sm_90", "gfx90a". */
 const char *wk_gpu_dev_arch(const wk_gpu_dev *d);
+/* An NVIDIA device's compute capability as major * 10 + minor (90 for sm_90); 0 for other vendors. */
+int wk_gpu_dev_sm(const wk_gpu_dev *d);
 const char *wk_gpu_dev_name(const wk_gpu_dev *d); /* "cuda:0" */
 int wk_gpu_ordinal(const wk_gpu_dev *d);          /* index within its backend, 0.. (< WK_GPU_MAX_DEVICES) */
 /* The calling thread's current queue of d (CUstream / hipStream_t), for launches, copies and vendor libraries. */

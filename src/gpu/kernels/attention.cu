@@ -261,13 +261,8 @@ template <class T, int TK> __device__ __forceinline__ void at_fwd(const wk_gpu_a
     at_item it = at_item_of(p, item);
     at_rows<NR> w;
     at_rows_init<TK>(p, it, w);
-    int64_t lo, hi, lo2, hi2;
-    at_window(p, it.len, it.i0, lo, hi);
-    at_window(p, it.len, it.i0 + it.nq - 1, lo2, hi2);
-    int64_t s0, s1;
-    at_split(p, lo, hi2, TK, s0, s1);
-    lo = s0;
-    hi = s1;
+    int64_t lo, hi;
+    at_split(p, it, TK, lo, hi);
     at_state st;
     st.m = -INFINITY;
     st.l = 0.0f;
@@ -315,7 +310,7 @@ template <class, class, int> __device__ __forceinline__ void attn_check_run(cons
     int64_t nbl = p.block_size > 0 ? p.max_blocks : 1;
     WK_GRID_LOOP(e, p.B * nbl) {
         int64_t b = e / nbl, i = e - b * nbl, len = p.lens[b * p.lens_s];
-        if (len < 0 || len > p.capacity - p.snew) {
+        if (at_len_bad(p, len)) {
             if (i == 0)
                 at_fault(p.fault, p.code, len);
             continue;
@@ -341,7 +336,7 @@ template <class U, class, int> __device__ __forceinline__ void attn_append_run(c
         int bad = 0;
         for (int64_t b = threadIdx.x; b < p.B; b += blockDim.x) {
             int64_t len = p.lens[b * p.lens_s];
-            if (len < 0 || len > p.capacity - p.snew) {
+            if (at_len_bad(p, len)) {
                 at_fault(p.fault, p.code, len);
                 bad = 1;
             }

@@ -13,6 +13,13 @@ __device__ __forceinline__ void at_fault(int32_t *fault, int code, int64_t value
         reinterpret_cast<wk_gpu_fault_rec *>(fault)->value = value;
 }
 
+/* A length outside [0, capacity - snew] (attention: snew 0, capacity skv): attn_check's test, and the kernels' own
+ * when they check (check_lens). */
+__device__ __forceinline__ bool at_len_bad(const wk_gpu_attn_args &p, int64_t len)
+{
+    return len < 0 || len > p.capacity - p.snew;
+}
+
 /* A work item's rows: row r is query head h0 + r / nq, query i0 + r % nq, r < n; len: the batch's keys. */
 struct at_item {
     int64_t b, kvh, h0, i0, nq, n, len;
@@ -34,7 +41,7 @@ __device__ inline at_item at_item_of(const wk_gpu_attn_args &p, int64_t item)
     it.nq = p.sq - it.i0 < p.nq ? p.sq - it.i0 : p.nq;
     it.n = heads * it.nq;
     int64_t len = p.lens ? (int64_t)p.lens[it.b * p.lens_s] : p.skv;
-    if ((len < 0 || len > p.skv) && p.check_lens && threadIdx.x == 0 && blockIdx.y == 0)
+    if (p.check_lens && at_len_bad(p, len) && threadIdx.x == 0 && blockIdx.y == 0)
         at_fault(p.fault, p.code, len); /* else a bad length is attn_check's to report */
     it.len = len < 0 ? 0 : len > p.skv ? p.skv : len;
     return it;
@@ -59,11 +66,13 @@ __device__ __forceinline__ void at_item_keys(const wk_gpu_attn_args &p, const at
     at_window(p, it.len, it.i0 + it.nq - 1, lo2, hi);
 }
 
-/* The keys [s0, s1) of split blockIdx.y: the item's range [lo, hi) cut into p.splits runs of whole tiles of tk
+/* The keys [s0, s1) of split blockIdx.y: the item's keys (at_item_keys) cut into p.splits runs of whole tiles of tk
  * keys, so that a cache filled only in part (a short length) still spreads over every split. */
-__device__ __forceinline__ void at_split(const wk_gpu_attn_args &p, int64_t lo, int64_t hi, int64_t tk, int64_t &s0,
+__device__ __forceinline__ void at_split(const wk_gpu_attn_args &p, const at_item &it, int64_t tk, int64_t &s0,
                                          int64_t &s1)
 {
+    int64_t lo, hi;
+    at_item_keys(p, it, lo, hi);
     int64_t tiles = hi > lo ? (hi - lo + tk - 1) / tk : 0, run = (tiles + p.splits - 1) / p.splits * tk;
     s0 = lo + (int64_t)blockIdx.y * run;
     s1 = s0 + run < hi ? s0 + run : hi;

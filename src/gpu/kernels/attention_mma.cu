@@ -299,7 +299,7 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
     at_window(p, it.len, it.i0, lo, hi);
     at_window(p, it.len, it.i0 + it.nq - 1, lo2, hi2);
     int64_t s0, end;
-    at_split(p, lo, hi2, AM_TK, s0, end);
+    at_split(p, it, AM_TK, s0, end);
     int64_t full_hi = hi < end ? hi : end; /* tiles in [lo2, full_hi) are seen whole by every row */
     lo = s0;
     am_state<D> st;
