@@ -13,7 +13,8 @@ static struct {
 #define WK_CUDA_FN_FIELD(name, params) wk_##name##_fn name;
     WK_CUDA_FUNCTIONS(WK_CUDA_FN_FIELD)
 #undef WK_CUDA_FN_FIELD
-    wk_cuLaunchKernelEx_fn cuLaunchKernelEx; /* NULL on drivers before CUDA 12.0 */
+    wk_cuLaunchKernelEx_fn cuLaunchKernelEx;     /* NULL on drivers before CUDA 12.0 */
+    wk_cuMemPoolSetAccess_fn cuMemPoolSetAccess; /* NULL: no peer access (cuda_peer_access says so) */
 } cu;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -64,6 +65,8 @@ static void load_driver(void)
 #undef WK_CUDA_RESOLVE
     if (!wk_gpu_dlsym(h, "cuLaunchKernelEx", &cu.cuLaunchKernelEx))
         cu.cuLaunchKernelEx = NULL;
+    if (!wk_gpu_dlsym(h, "cuMemPoolSetAccess", &cu.cuMemPoolSetAccess))
+        cu.cuMemPoolSetAccess = NULL;
     wk_CUresult r = cu.cuInit(0);
     if (r != WK_CUDA_SUCCESS) {
         const char *name = NULL;
@@ -182,6 +185,33 @@ static wk_status cuda_copy_d2d(wk_gpu_handle stream, void *dst, const void *src,
 {
     CU_TRY(cuMemcpyDtoDAsync_v2,
            ((wk_CUdeviceptr)(uintptr_t)dst, (wk_CUdeviceptr)(uintptr_t)src, bytes, (wk_CUstream)stream));
+    return WK_OK;
+}
+
+static wk_status cuda_copy_peer(wk_gpu_handle stream, void *dst, wk_gpu_handle dst_ctx, const void *src,
+                                wk_gpu_handle src_ctx, size_t bytes)
+{
+    CU_TRY(cuMemcpyPeerAsync, ((wk_CUdeviceptr)(uintptr_t)dst, (wk_CUcontext)dst_ctx, (wk_CUdeviceptr)(uintptr_t)src,
+                               (wk_CUcontext)src_ctx, bytes, (wk_CUstream)stream));
+    return WK_OK;
+}
+
+static wk_status cuda_peer_access(int ordinal, int peer, bool *ok)
+{
+    wk_CUdevice dev, pdev;
+    int can = 0;
+    *ok = false;
+    if (!cu.cuMemPoolSetAccess || ordinal >= WK_GPU_MAX_DEVICES || peer >= WK_GPU_MAX_DEVICES || !pools[peer])
+        return WK_OK;
+    CU_TRY(cuDeviceGet, (&dev, ordinal));
+    CU_TRY(cuDeviceGet, (&pdev, peer));
+    CU_TRY(cuDeviceCanAccessPeer, (&can, dev, pdev));
+    if (!can)
+        return WK_OK;
+    wk_CUmemAccessDesc access = {.location = {WK_CU_MEM_LOCATION_TYPE_DEVICE, ordinal},
+                                 .flags = WK_CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    CU_TRY(cuMemPoolSetAccess, (pools[peer], &access, 1));
+    *ok = true;
     return WK_OK;
 }
 
@@ -404,6 +434,8 @@ const wk_gpu_runtime wk_cuda_runtime = {
     .copy_d2h = cuda_copy_d2h,
     .copy_d2d = cuda_copy_d2d,
     .memset8 = cuda_memset8,
+    .copy_peer = cuda_copy_peer,
+    .peer_access = cuda_peer_access,
     .stream_new = cuda_stream_new,
     .stream_free = cuda_stream_free,
     .stream_sync = cuda_stream_sync,

@@ -104,6 +104,10 @@ enum {
       (void *dstHost, wk_CUdeviceptr srcDevice, size_t ByteCount, wk_CUstream hStream))                 \
     X(cuMemcpyDtoDAsync_v2,                                                     \
       (wk_CUdeviceptr dstDevice, wk_CUdeviceptr srcDevice, size_t ByteCount, wk_CUstream hStream))      \
+    X(cuMemcpyPeerAsync,                                                          \
+      (wk_CUdeviceptr dstDevice, wk_CUcontext dstContext, wk_CUdeviceptr srcDevice, wk_CUcontext srcContext,   \
+       size_t ByteCount, wk_CUstream hStream))                                                           \
+    X(cuDeviceCanAccessPeer, (int *canAccessPeer, wk_CUdevice dev, wk_CUdevice peerDev))                  \
     X(cuMemsetD8Async,                                                               \
       (wk_CUdeviceptr dstDevice, unsigned char uc, size_t N, wk_CUstream hStream))                      \
     X(cuModuleLoadData, (wk_CUmodule * module, const void *image))                  \
@@ -140,5 +144,18 @@ typedef struct wk_CUlaunchConfig {
 } wk_CUlaunchConfig;
 typedef wk_CUresult (*wk_cuLaunchKernelEx_fn)(const wk_CUlaunchConfig *config, wk_CUfunction f, void **kernelParams,
                                               void **extra);
+
+/* cuMemPoolSetAccess (resolved apart from the list above: its descriptor is a struct of cuda.h's) and that
+ * descriptor, laid out as CUmemAccessDesc (the ABI test compares sizes and offsets): a device's access to the
+ * memory of another device's pool, for the communicators' peer copies (comm_peers.c). */
+typedef struct wk_CUmemAccessDesc {
+    struct {
+        unsigned int type; /* CUmemLocationType */
+        int id;
+    } location;
+    unsigned int flags; /* CUmemAccess_flags */
+} wk_CUmemAccessDesc;
+enum { WK_CU_MEM_LOCATION_TYPE_DEVICE = 1, WK_CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3 };
+typedef wk_CUresult (*wk_cuMemPoolSetAccess_fn)(wk_CUmemoryPool pool, const wk_CUmemAccessDesc *map, size_t count);
 
 #endif

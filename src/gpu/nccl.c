@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include "gpu/comm_peers.h"
 #include "gpu/device.h"
 #include "gpu/nccl_api.h"
 #include "gpu/vendor_lib.h"
@@ -117,6 +118,7 @@ typedef struct gcomm {
     wk_gpu_handle event; /* wait(): recorded after the queued work */
     wk_gpu_handle side;  /* the side stream (wk_coll.side) */
     bool side_in_group;  /* side work queued in this thread's open group: joined at its end */
+    wk_peer *peer;       /* the ranks of this communicator in this process (comm_peers.h) */
 } gcomm;
 
 static double now_s(void)
@@ -144,6 +146,7 @@ static wk_status fail(gcomm *c, const char *op, const char *what)
     if (!atomic_load(&c->broken)) {
         snprintf(c->why, sizeof c->why, "%s", what);
         atomic_store(&c->broken, true);
+        wk_peer_fail(c->peer);
     }
     wk_status s = wk_error(WK_ERR_COMM, "%s on rank %d (%s): %s", op, c->rank, c->dev->name, c->why);
     pthread_mutex_unlock(&c->why_lock);
@@ -208,6 +211,7 @@ static void gcomm_free(gcomm *c)
 {
     if (!c)
         return;
+    wk_peer_leave(c->peer);
     wk_gpu_dev *d = wk_gpu_enter(c->dev);
     if (c->event)
         d->rt->event_free(c->event);
@@ -352,6 +356,10 @@ static wk_status gpu_comm_init(wk_device *const *devs, int n, int size, int firs
     for (int i = 0; i < n && s == WK_OK; i++)
         if (!(c[i] = gcomm_new(lib, devs[i], first + i, size, timeout_s)))
             s = wk_error(WK_ERR_OUT_OF_MEMORY, "comm_init: out of host memory on %s", devs[i]->name);
+    /* Before the library's init, which returns once every rank has called it: then every rank of this process is
+     * in the peer group. */
+    for (int i = 0; i < n && s == WK_OK; i++)
+        s = wk_peer_join(id, size, first + i, (wk_gpu_dev *)devs[i]->impl, timeout_s, &c[i]->broken, &c[i]->peer);
     if (s == WK_OK)
         s = start_and_settle(c, n, size, id);
     if (s != WK_OK) {
@@ -554,6 +562,27 @@ static wk_status gpu_comm_wait(void *impl)
     return s;
 }
 
+static wk_status gpu_comm_gather_made(void *impl, void *buf, size_t block_bytes, int chunks,
+                                      wk_status (*make)(void *ctx, int chunk, size_t *offset, size_t *bytes),
+                                      void *ctx, bool *done)
+{
+    gcomm *c = impl;
+    *done = false;
+    if (c->aborted || atomic_load(&c->broken))
+        return broken_error(c, "tp gather");
+    wk_status s = wk_peer_gather(c->peer, buf, block_bytes, chunks, make, ctx, done);
+    if (s != WK_OK && *done) {
+        /* The ranks stopped part way through an exchange: the communicator is broken, and its library
+         * communicator aborted so that no rank waits on it for what will not come. */
+        char what[400];
+        snprintf(what, sizeof what, "%s", wk_last_error());
+        fail(c, "tp gather", what);
+        abort_comm(c);
+        return wk_error(s, "%s", what);
+    }
+    return s;
+}
+
 static wk_status gpu_comm_abort(void *impl)
 {
     gcomm *c = impl;
@@ -587,10 +616,12 @@ const wk_comm_backend wk_cuda_comm = {
     .library = gpu_comm_library, .id_new = gpu_comm_id_new, .init = gpu_comm_init, .run = gpu_comm_run,
     .group_begin = nccl_group_begin, .group_end = nccl_group_end, .wait = gpu_comm_wait,
     .abort = gpu_comm_abort, .destroy = gpu_comm_destroy, .join = gpu_comm_join,
+    .gather_made = gpu_comm_gather_made,
 };
 const wk_comm_backend wk_rocm_comm = {
     .one_rank_per_device = true,
     .library = gpu_comm_library, .id_new = gpu_comm_id_new, .init = gpu_comm_init, .run = gpu_comm_run,
     .group_begin = rccl_group_begin, .group_end = rccl_group_end, .wait = gpu_comm_wait,
     .abort = gpu_comm_abort, .destroy = gpu_comm_destroy, .join = gpu_comm_join,
+    .gather_made = gpu_comm_gather_made,
 };

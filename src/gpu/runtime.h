@@ -49,6 +49,13 @@ struct wk_gpu_runtime {
     wk_status (*copy_d2h)(wk_gpu_handle stream, void *dst, const void *src, size_t bytes);
     wk_status (*copy_d2d)(wk_gpu_handle stream, void *dst, const void *src, size_t bytes);
     wk_status (*memset8)(wk_gpu_handle stream, void *dst, int byte, size_t bytes);
+    /* Optional (NULL where the vendor's is not wired: no peer copies). A copy from one device's memory to another's
+     * by the stream's device's copy engines; and device `ordinal`'s access to the memory pool of device `peer`
+     * (reads and writes by its copies and kernels, on every allocation of that pool from now on), *ok false where the
+     * two have no direct path. */
+    wk_status (*copy_peer)(wk_gpu_handle stream, void *dst, wk_gpu_handle dst_ctx, const void *src,
+                           wk_gpu_handle src_ctx, size_t bytes);
+    wk_status (*peer_access)(int ordinal, int peer, bool *ok);
     /* Another non-blocking stream on the current context, of the highest priority (a communicator's side stream:
      * its kernels take the multiprocessors that a running GEMM's blocks free, so communication overlaps it). */
     wk_status (*stream_new)(wk_gpu_handle *stream);

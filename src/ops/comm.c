@@ -70,6 +70,8 @@ static wk_status join_group(const wk_comm_backend *be)
     return WK_OK;
 }
 
+bool wk_comm_in_group(void) { return group.depth > 0; }
+
 static wk_status not_in_group(const char *op)
 {
     if (group.depth > 0)

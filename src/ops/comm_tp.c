@@ -1,18 +1,22 @@
 /* comm_tp.c: the tensor-parallel linear layers (wick.h): validation, then the product in chunks, each chunk's
- * collective queued on the communicator's side stream so that it overlaps the next chunk's product. */
+ * collective queued on the communicator's side stream so that it overlaps the next chunk's product; the gathered
+ * column layer's exchange goes to the copy engines where the backend can (every rank in this process). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops/comm.h"
 
-/* Chunks a layer's product is split into. One by default: on two H200s (NCCL 2.28, cuBLAS 13) a chunk's
- * collective on the high-priority side stream did not overlap the next chunk's GEMM, whose blocks hold every
- * multiprocessor until it ends, and 2, 4 or 8 chunks measured 1-16% slower than one
- * (bench/results/gpu-h200x2-2026-11-26-comm.md). WICK_TP_CHUNKS=N asks for N (a measuring knob). */
-static int64_t chunks_of(int64_t rows)
+/* Chunks a layer's product is split into (never more than its rows, at least one). WICK_TP_CHUNKS=N asks for N
+ * (a measuring knob; also on the CPU, whose tests run the chunked path with it). Else one where the collectives
+ * go through the library: on two H200s (NCCL 2.28, cuBLAS 13) a chunk's collective on the high-priority side
+ * stream did not overlap the next chunk's GEMM, whose blocks hold every multiprocessor until it ends, and 2, 4 or
+ * 8 chunks measured 1-16% slower than one (bench/results/gpu-h200x2-2026-11-26-comm.md); and PEER_CHUNKS where
+ * the copy engines send each chunk (gather_made), which take no multiprocessor. */
+#define PEER_CHUNKS 4
+static int64_t chunks_of(int64_t rows, int64_t dflt)
 {
-    const char *env = getenv("WICK_TP_CHUNKS"); /* also on the CPU, whose tests run the chunked path with it */
-    int64_t want = env && *env ? atoll(env) : 1;
+    const char *env = getenv("WICK_TP_CHUNKS");
+    int64_t want = env && *env ? atoll(env) : dflt;
     want = want < 1 ? 1 : want;
     return want < rows ? want : rows > 0 ? rows : 1;
 }
@@ -110,7 +114,7 @@ static wk_status exchange_chunk(wk_comm *c, wk_tensor *buf, int64_t n, int64_t f
 static wk_status in_chunks(wk_comm *c, int64_t total, wk_status (*step)(void *ctx, int64_t first, int64_t rows),
                            void *ctx)
 {
-    int64_t chunks = chunks_of(total), size = (total + chunks - 1) / chunks, first = 0;
+    int64_t chunks = chunks_of(total, 1), size = (total + chunks - 1) / chunks, first = 0;
     wk_status s;
     do {
         int64_t rows = total - first < size ? total - first : size;
@@ -162,19 +166,61 @@ static wk_status row_step(void *ctx, int64_t first, int64_t rows)
     return s;
 }
 
-/* x W^T gathered: the (N, M) buffer of W x^T, made chunk by chunk of this rank's rows; out is its transposed
- * view. */
+/* The copy engines' gather (backend.h gather_made): chunk i of this rank's rows, PEER_CHUNKS of them, as bytes of
+ * its block of the (N, M) buffer. */
+typedef struct peer_chunks {
+    layer l;
+    int64_t size; /* rows a chunk */
+} peer_chunks;
+
+static wk_status make_chunk(void *ctx, int i, size_t *offset, size_t *bytes)
+{
+    peer_chunks *p = ctx;
+    int64_t n = p->l.w->shape[0], m = p->l.res->shape[1];
+    int64_t first = i * p->size < n ? i * p->size : n, rows = n - first < p->size ? n - first : p->size;
+    size_t row_bytes = (size_t)m * wk_dtype_size(p->l.res->dtype);
+    wk_tensor *wi = NULL, *dst = NULL;
+    wk_status s = rows_of(p->l.w, first, rows, &wi);
+    if (s == WK_OK)
+        s = product(wi, p->l.x, p->l.res, p->l.c->rank * n + first, rows, &dst);
+    wk_tensor_release(wi);
+    wk_tensor_release(dst);
+    *offset = (size_t)first * row_bytes;
+    *bytes = (size_t)rows * row_bytes;
+    return s;
+}
+
+/* Whether to offer the gather to the copy engines: where the backend has them, outside a group (whose ranks one
+ * thread may drive), unless WICK_TP_PEER_COPY=0 (a measuring knob: the library's send/recv instead). */
+static bool peer_copies(const wk_comm *c)
+{
+    const char *env = getenv("WICK_TP_PEER_COPY");
+    return c->be->gather_made && !wk_comm_in_group() && !(env && strcmp(env, "0") == 0);
+}
+
+/* x W^T gathered: the (N, M) buffer of W x^T, made chunk by chunk of this rank's rows and exchanged by the copy
+ * engines or the library; out is its transposed view. */
 static wk_status column_gathered(wk_comm *c, const wk_tensor *x, const wk_tensor *w, wk_tensor **out)
 {
     int64_t n = w->shape[0], m = x->shape[0];
     int64_t shape[2] = {n * c->size, m}, tshape[2] = {m, n * c->size}, tstrides[2] = {1, m};
-    layer l = {.c = c, .x = x, .w = w};
-    WK_TRY(wk_alloc_output("tp_linear_column", c->dev, x->dtype, 2, shape, &l.res));
+    peer_chunks p = {.l = {.c = c, .x = x, .w = w}};
+    WK_TRY(wk_alloc_output("tp_linear_column", c->dev, x->dtype, 2, shape, &p.l.res));
     wk_tensor *view = NULL;
-    wk_status s = in_chunks(c, n, column_step, &l);
+    wk_status s = WK_OK;
+    bool done = false;
+    if (peer_copies(c)) {
+        int64_t chunks = chunks_of(n, PEER_CHUNKS);
+        chunks = chunks < WK_GATHER_CHUNKS_MAX ? chunks : WK_GATHER_CHUNKS_MAX;
+        p.size = (n + chunks - 1) / chunks;
+        s = c->be->gather_made(c->impl, wk_tensor_data(p.l.res), (size_t)(n * m) * wk_dtype_size(x->dtype),
+                               (int)chunks, make_chunk, &p, &done);
+    }
+    if (s == WK_OK && !done)
+        s = in_chunks(c, n, column_step, &p.l);
     if (s == WK_OK)
-        s = wk_tensor_view(l.res, 2, tshape, tstrides, 0, &view);
-    wk_tensor_release(l.res);
+        s = wk_tensor_view(p.l.res, 2, tshape, tstrides, 0, &view);
+    wk_tensor_release(p.l.res);
     return wk_finish(s, view, out);
 }
 

@@ -69,4 +69,13 @@ SAME_FIELD(wk_CUlaunchAttributeValue, CUlaunchAttributeValue, programmaticStream
 SAME_VALUE(WK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
 SAME_TYPE(__typeof__(cuLaunchKernelEx((const CUlaunchConfig *)0, (CUfunction)0, (void **)0, (void **)0)), wk_CUresult);
 
+/* cuMemPoolSetAccess's descriptor. */
+_Static_assert(sizeof(wk_CUmemAccessDesc) == sizeof(CUmemAccessDesc), "CUmemAccessDesc's size");
+SAME_FIELD(wk_CUmemAccessDesc, CUmemAccessDesc, location.type);
+SAME_FIELD(wk_CUmemAccessDesc, CUmemAccessDesc, location.id);
+SAME_FIELD(wk_CUmemAccessDesc, CUmemAccessDesc, flags);
+SAME_VALUE(WK_CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_LOCATION_TYPE_DEVICE);
+SAME_VALUE(WK_CU_MEM_ACCESS_FLAGS_PROT_READWRITE, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+SAME_TYPE(__typeof__(cuMemPoolSetAccess((CUmemoryPool)0, (const CUmemAccessDesc *)0, (size_t)0)), wk_CUresult);
+
 int main(void) { return 0; }

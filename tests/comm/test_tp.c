@@ -8,7 +8,8 @@
  * rows checked there are a sample that straddles every chunk boundary). Ranks are driven by a thread each
  * (wk_comm_init_rank) and by one thread issuing every rank's call inside one group (wk_comm_init_all; the CPU
  * communicator defers the collectives to the group's end). Then the argument errors: the status, nothing
- * returned, and the communicator still working. WICK_COMM_BACKEND picks the devices as in test_comm.c: "cpu"
+ * returned, and the communicator still working; on 2+ GPUs, a rank whose peer never calls the gathered layer
+ * (WK_ERR_COMM after the timeout). WICK_COMM_BACKEND picks the devices as in test_comm.c: "cpu"
  * (default; every rank on "cpu") or "cuda" / "rocm" (rank r on "<backend>:r"; exit 77 when absent). */
 #include <math.h>
 #include <stdint.h>
@@ -514,6 +515,65 @@ static void run_errors(void)
     printf("argument errors, %d rank(s): %d checks, %d failed\n", size, checks - checks0, failures - failures0);
 }
 
+/* ---------------------------------------------------------------- a rank that does not come */
+typedef struct absent {
+    comm_pool *pool;
+    wk_tensor *x[2], *w[2], *out[2];
+    char why[400]; /* rank 0's message (wk_last_error is per thread) */
+} absent;
+
+/* Rank 0 calls the gathered layer; rank 1 never does. */
+static wk_status absent_step(void *ctx, int r)
+{
+    absent *a = ctx;
+    if (r != 0)
+        return WK_OK;
+    wk_status s = wk_tp_linear_column(a->pool->c[0], a->x[0], a->w[0], true, &a->out[0]);
+    snprintf(a->why, sizeof a->why, "%s", wk_last_error());
+    return s;
+}
+
+/* GPUs, two ranks on their own threads with a 1 s timeout: the gathered layer's ranks meet on the host before the
+ * copy engines exchange blocks (every rank in this process), so rank 0 waits for rank 1, which never calls:
+ * WK_ERR_COMM naming the timeout, no tensor, and the communicator broken afterwards. (Through the library alone
+ * the call would return at once, its exchange left queued on the device.) */
+static void run_absent_peer(void)
+{
+    const char *peer_copy = getenv("WICK_TP_PEER_COPY");
+    if (!env.gpu || env.max_ranks < 2 || (peer_copy && strcmp(peer_copy, "0") == 0))
+        return;
+    int checks0 = checks, failures0 = failures;
+    absent a = {0};
+    world *w = calloc(1, sizeof *w);
+    if (!w)
+        return;
+    w->pool = (comm_pool){.name = "test_tp", .size = 2, .threaded = true, .dev = env.dev, .timeout_s = 1.0,
+                          .step = absent_step, .ctx = &a};
+    a.pool = &w->pool;
+    bool ok = comm_pool_open(&w->pool) && w->pool.status[0] == WK_OK && w->pool.status[1] == WK_OK;
+    CHECK(ok, "absent peer: init_rank");
+    int64_t xs[2] = {8, 16}, ws[2] = {4, 16};
+    for (int r = 0; ok && r < 2; r++)
+        ok = zeros(env.dev[r], WK_F32, 2, xs, &a.x[r]) && zeros(env.dev[r], WK_F32, 2, ws, &a.w[r]);
+    if (ok) {
+        comm_pool_run(&w->pool);
+        CHECK(w->pool.status[0] == WK_ERR_COMM && strstr(a.why, "timed out"),
+              "absent peer: rank 0 gave %s (%s), want WK_ERR_COMM naming the timeout",
+              wk_status_string(w->pool.status[0]), a.why);
+        CHECK(a.out[0] == NULL, "absent peer: a failed call returned a tensor");
+        wk_tensor *again = NULL;
+        EXPECT(WK_ERR_COMM, "broken", wk_tp_linear_column(w->pool.c[0], a.x[0], a.w[0], true, &again));
+    }
+    for (int r = 0; r < 2; r++) {
+        wk_tensor_release(a.x[r]);
+        wk_tensor_release(a.w[r]);
+        wk_tensor_release(a.out[r]);
+    }
+    w->broken = true; /* its ranks end as they can */
+    close_world(w);
+    printf("a peer that does not come: %d checks, %d failed\n", checks - checks0, failures - failures0);
+}
+
 int main(void)
 {
     int rc = comm_env_setup(&env, "test_tp", CPU_RANKS, MAX_RANKS);
@@ -522,6 +582,7 @@ int main(void)
     for (int size = 1; size <= env.max_ranks; size++)
         run_size(size);
     run_errors();
+    run_absent_peer();
     printf("test_tp on %s: %d passed, %d failed\n", env.backend, checks - failures, failures);
     return failures ? 1 : 0;
 }
