@@ -63,7 +63,7 @@ if wanted bench; then
         step tp_bench 300 sh -c "'$BUILD/tp_bench' --iters 20 >'$OUT/tp-wick.jsonl'"
         # Per chunk count (the copy engines' gather of ranks on their own threads), then the exchange through the
         # library (one chunk, and 4 on its side stream): what the copy engines and the chunks gain.
-        step tp_bench_chunks 400 sh -c "for c in 1 2 4 8; do echo chunks \$c; WICK_TP_CHUNKS=\$c '$BUILD/tp_bench' --iters 20; done; for c in 1 4; do echo library chunks \$c; WICK_TP_PEER_COPY=0 WICK_TP_CHUNKS=\$c '$BUILD/tp_bench' --iters 20; done >'$OUT/tp-chunks.txt' 2>&1"
+        step tp_bench_chunks 400 sh -c "{ for c in 1 2 4 8; do echo chunks \$c; WICK_TP_CHUNKS=\$c '$BUILD/tp_bench' --iters 20; done; for c in 1 4; do echo library chunks \$c; WICK_TP_PEER_COPY=0 WICK_TP_CHUNKS=\$c '$BUILD/tp_bench' --iters 20; done; } >'$OUT/tp-chunks.txt' 2>&1"
         step torch_tp 300 sh -c "'$PYTHON' bench/torch_tp.py >'$OUT/tp-torch.jsonl'"
     fi
     {
