@@ -1136,7 +1136,7 @@ wk_status wk_comm_recv(wk_comm *c, wk_tensor *out, int peer);
  * each chunk's collective queued (on GPUs, on a high-priority side stream) while the next chunk is computed;
  * the default is one chunk, since on two H200s the chunks' communication did not overlap cuBLAS's GEMMs.
  * The gathered column layer on GPUs whose ranks are all in this process (one thread each, outside a group, not
- * capturing) with a direct path between every two: each of 4 chunks (WICK_TP_CHUNKS) goes to the other ranks'
+ * capturing) with a direct path between every two: each of 8 chunks (WICK_TP_CHUNKS) goes to the other ranks'
  * buffers by the copy engines as soon as it is made, overlapping the next chunk's product; the ranks meet on the
  * host twice a call (a rank that does not come: WK_ERR_COMM after the communicator's timeout, the communicator
  * broken). The first such call lets every GPU of the communicator write into the others' memory pools (for good).

@@ -11,8 +11,10 @@
  * go through the library: on two H200s (NCCL 2.28, cuBLAS 13) a chunk's collective on the high-priority side
  * stream did not overlap the next chunk's GEMM, whose blocks hold every multiprocessor until it ends, and 2, 4 or
  * 8 chunks measured 1-16% slower than one (bench/results/gpu-h200x2-2026-11-26-comm.md); and PEER_CHUNKS where
- * the copy engines send each chunk (gather_made), which take no multiprocessor. */
-#define PEER_CHUNKS 4
+ * the copy engines send each chunk (gather_made), which take no multiprocessor: on two H100s the gathered layer
+ * (M 8192, K 8192, N 16384, bf16) took 1.86 / 1.65 / 1.56 / 1.55 ms in 1 / 2 / 4 / 8 chunks, the layer without
+ * its gather 1.54 ms (bench/results/gpu-h100x2-2026-11-26-peer-copies.md). */
+#define PEER_CHUNKS 8
 static int64_t chunks_of(int64_t rows, int64_t dflt)
 {
     const char *env = getenv("WICK_TP_CHUNKS");
