@@ -11,6 +11,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "cpu/cpu.h"
 
@@ -60,15 +61,7 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static group *registry;
 
 /* ---------------------------------------------------------------- waiting */
-static struct timespec deadline_of(double timeout_s)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    double s = (double)t.tv_sec + t.tv_nsec * 1e-9 + timeout_s;
-    t.tv_sec = (time_t)s;
-    t.tv_nsec = (long)((s - (double)t.tv_sec) * 1e9);
-    return t;
-}
+static struct timespec deadline_of(double timeout_s) { return wk_deadline_after(timeout_s); }
 
 /* One wait on g->cond (g->lock held); false once the deadline has passed (timeout_s > 0). */
 static bool wait_until(group *g, double timeout_s, const struct timespec *deadline)

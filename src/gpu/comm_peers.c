@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "gpu/comm_peers.h"
 
 #define PEER_MAX_CHUNKS WK_GATHER_CHUNKS_MAX
@@ -220,16 +221,6 @@ static wk_status ensure_handles(wk_peer *p, const wk_gpu_runtime *rt)
 }
 
 /* ---------------------------------------------------------------- meetings */
-static struct timespec deadline_of(double timeout_s)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    double s = (double)t.tv_sec + t.tv_nsec * 1e-9 + timeout_s;
-    t.tv_sec = (time_t)s;
-    t.tv_nsec = (long)((s - (double)t.tv_sec) * 1e9);
-    return t;
-}
-
 /* What a rank learns of the others at a meeting (g->lock held when taken). */
 typedef struct peer_view {
     char *buf[WK_GPU_MAX_DEVICES];
@@ -255,7 +246,7 @@ static void take_view(const wk_peer *p, peer_view *v)
 static wk_status meet_buffers(wk_peer *p, peer_view *v)
 {
     peer_group *g = p->g;
-    struct timespec deadline = deadline_of(p->timeout_s);
+    struct timespec deadline = wk_deadline_after(p->timeout_s);
     char why[160] = "";
     pthread_mutex_lock(&g->lock);
     p->reached[0] = p->round;

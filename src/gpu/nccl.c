@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "gpu/comm_peers.h"
 #include "gpu/device.h"
 #include "gpu/nccl_api.h"
@@ -121,12 +122,7 @@ typedef struct gcomm {
     wk_peer *peer;       /* the ranks of this communicator in this process (comm_peers.h) */
 } gcomm;
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
+static double now_s(void) { return wk_now_s(); }
 
 /* Between two polls: yield for the first millisecond (a launch completes in microseconds), then sleep. */
 static void pause_briefly(double start)
