@@ -1136,11 +1136,12 @@ wk_status wk_comm_recv(wk_comm *c, wk_tensor *out, int peer);
  * each chunk's collective queued (on GPUs, on a high-priority side stream) while the next chunk is computed;
  * the default is one chunk, since on two H200s the chunks' communication did not overlap cuBLAS's GEMMs.
  * The gathered column layer on GPUs whose ranks are all in this process (one thread each, outside a group, not
- * capturing) with a direct path between every two: each of 8 chunks (WICK_TP_CHUNKS) goes to the other ranks'
- * buffers by the copy engines as soon as it is made, overlapping the next chunk's product; the ranks meet on the
- * host twice a call (a rank that does not come: WK_ERR_COMM after the communicator's timeout, the communicator
- * broken). The first such call lets every GPU of the communicator write into the others' memory pools (for good).
- * Elsewhere, and with WICK_TP_PEER_COPY=0, the exchange goes through NCCL/RCCL's send and receive.
+ * capturing) with a direct path between every two: each of 8 chunks (WICK_TP_CHUNKS, at most 16 here) goes to
+ * the other ranks' buffers by the copy engines as soon as it is made, overlapping the next chunk's product; the
+ * ranks meet on the host twice a call (a rank that does not come: WK_ERR_COMM after the communicator's timeout,
+ * the communicator broken; ranks that disagree on the shapes: WK_ERR_COMM on each, nothing copied). The first such
+ * call lets every GPU of the communicator write into the others' memory pools (for good). Elsewhere, and with
+ * WICK_TP_PEER_COPY=0, the exchange goes through NCCL/RCCL's send and receive.
  *  - wk_tp_linear_column: w_shard = rows [r N/size, (r+1) N/size) of W; x (M, K), the same on every rank.
  *    gather false: out (M, N/size) contiguous, this rank's columns of x W^T (nothing is communicated).
  *    gather true: out (M, N), all of x W^T on every rank, as the transposed view of an (N, M) buffer

@@ -139,9 +139,10 @@ typedef struct wk_coll {
 } wk_coll;
 const char *wk_coll_name(wk_coll_kind k); /* "all_reduce", ... (ops/comm.c) */
 
+#define WK_GATHER_CHUNKS_MAX 16 /* gather_made's chunks */
+
 /* A backend's communicators: `impl` is the backend's own per-rank state. Every function reports failures with
  * wk_error (WK_ERR_COMM once the communicator is broken) and may be called from any thread. */
-#define WK_GATHER_CHUNKS_MAX 16
 typedef struct wk_comm_backend {
     /* A device serves one rank of a communicator (a GPU under NCCL/RCCL); false: any number (the CPU's threads). */
     bool one_rank_per_device;
@@ -169,7 +170,8 @@ typedef struct wk_comm_backend {
      * with a direct path to every other (and the device is not capturing), make(ctx, i, ...) for i < chunks queues
      * chunk i of this rank's block (bytes [*offset, *offset + *bytes) of it), each chunk goes to the same place in
      * every other rank's buf as soon as it is made, the device's later work waits for every copy into and out of
-     * buf, and *done is true (also when it then fails). Else *done is false and nothing was called. Every rank calls
+     * buf, and *done is true (also when it then fails). Else *done is false and nothing was called (an error then
+     * comes only from a communicator already broken). Every rank calls
      * it for the same gather, from its own thread, outside a group (ops/comm_tp.c). 1 <= chunks <=
      * WK_GATHER_CHUNKS_MAX. */
     wk_status (*gather_made)(void *impl, void *buf, size_t block_bytes, int chunks,

@@ -40,7 +40,11 @@ struct wk_peer {
     bool failed;           /* (g->lock) broken, aborted, or failed in a gather: the others stop waiting */
     uint64_t round;        /* gathers begun */
     uint64_t reached[2];   /* (g->lock) the round of the last arrival at each meeting */
-    void *buf;             /* this round's buffer (read by the others between the meetings) */
+    uint64_t finished;     /* (g->lock) the last round whose waits on the others' events are queued */
+    /* (g->lock) published at meeting 0: this round's buffer and its layout (every rank's must agree) */
+    void *buf;
+    size_t block_bytes;
+    int chunks;
     /* Made on first use, on dev: a stream per peer, the events above. */
     wk_gpu_handle *to;     /* [size] copy streams (NULL at rank) */
     wk_gpu_handle *sent;   /* [size] recorded on to[q] after the copies to q */
@@ -51,7 +55,8 @@ struct wk_peer {
 struct peer_group {
     peer_group *next;
     wk_comm_id id;
-    int size, joined, refs;
+    int size, joined;
+    uint64_t passed1; /* the last round whose meeting 1 every rank reached */
     int access; /* 0: not tried; 1: every pair has a direct path, set up; -1: not (or it failed) */
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -103,7 +108,6 @@ wk_status wk_peer_join(const wk_comm_id *id, int size, int rank, wk_gpu_dev *d, 
         pthread_mutex_lock(&g->lock);
         g->rank[rank] = p;
         g->joined++;
-        g->refs++;
         pthread_mutex_unlock(&g->lock);
         p->g = g;
     }
@@ -156,11 +160,23 @@ void wk_peer_leave(wk_peer *p)
     if (!p)
         return;
     peer_group *g = p->g;
+    /* The others may still queue waits on this rank's events for its last gather (they passed meeting 1 and have
+     * not yet queued them): its events stay until they have, host work already under way. */
+    pthread_mutex_lock(&g->lock);
+    for (bool waiting = true; waiting;) {
+        waiting = false;
+        for (int q = 0; q < g->size && !waiting; q++) {
+            const wk_peer *o = g->rank[q];
+            waiting = o && o != p && p->round > 0 && g->passed1 >= p->round && o->finished < p->round;
+        }
+        if (waiting)
+            pthread_cond_wait(&g->cond, &g->lock);
+    }
+    pthread_mutex_unlock(&g->lock);
     pthread_mutex_lock(&registry_lock);
     pthread_mutex_lock(&g->lock);
     g->rank[p->rank] = NULL;
-    g->joined--;
-    bool last = --g->refs == 0;
+    bool last = --g->joined == 0;
     pthread_cond_broadcast(&g->cond);
     pthread_mutex_unlock(&g->lock);
     if (last) {
@@ -221,50 +237,63 @@ static wk_status ensure_handles(wk_peer *p, const wk_gpu_runtime *rt)
 }
 
 /* ---------------------------------------------------------------- meetings */
-/* What a rank learns of the others at a meeting (g->lock held when taken). */
+/* What a rank learns of the others at meeting 0, every rank there (g->lock held): their buffers, contexts and
+ * events (the handles stay; their marks are the ones this round records). */
 typedef struct peer_view {
     char *buf[WK_GPU_MAX_DEVICES];
     wk_gpu_handle ctx[WK_GPU_MAX_DEVICES], ready[WK_GPU_MAX_DEVICES], sent_here[WK_GPU_MAX_DEVICES];
-    bool failed; /* some rank failed in this round (meeting 1) */
+    int differs; /* a rank whose block size or chunk count is not this rank's, or -1 */
 } peer_view;
 
 static void take_view(const wk_peer *p, peer_view *v)
 {
+    v->differs = -1;
     for (int q = 0; q < p->size; q++) {
         const wk_peer *o = p->g->rank[q];
         v->buf[q] = o->buf;
         v->ctx[q] = o->dev->ctx;
         v->ready[q] = o->ready;
         v->sent_here[q] = o->sent[p->rank];
-        v->failed |= o->failed;
+        if (o->block_bytes != p->block_bytes || o->chunks != p->chunks)
+            v->differs = q;
     }
 }
 
 /* Meeting 0: every rank has queued its chunks and published buf. All or nothing: a rank that gives up (a rank
  * missing or failed, its own communicator broken, the timeout) withdraws its arrival and fails, so no rank passes
  * this meeting unless every rank does. */
-static wk_status meet_buffers(wk_peer *p, peer_view *v)
+static wk_status meet_buffers(wk_peer *p, void *buf, size_t block_bytes, int chunks, peer_view *v)
 {
     peer_group *g = p->g;
-    struct timespec deadline = wk_deadline_after(p->timeout_s);
+    /* (a timeout is finite; past 10^9 s it is as good as none) */
+    struct timespec deadline = wk_deadline_after(p->timeout_s < 1e9 ? p->timeout_s : 1e9);
     char why[160] = "";
     pthread_mutex_lock(&g->lock);
+    p->buf = buf;
+    p->block_bytes = block_bytes;
+    p->chunks = chunks;
     p->reached[0] = p->round;
     pthread_cond_broadcast(&g->cond);
     for (bool expired = false;;) {
-        int missing = -1;
-        for (int q = 0; q < g->size && missing < 0; q++)
-            if (!g->rank[q] || g->rank[q]->reached[0] < p->round)
-                missing = q;
+        int missing = -1, gone = -1; /* the first rank not here yet; the first that never will be */
+        for (int q = 0; q < g->size; q++)
+            if (!g->rank[q] || g->rank[q]->reached[0] < p->round) {
+                missing = missing < 0 ? q : missing;
+                if (gone < 0 && (!g->rank[q] || g->rank[q]->failed))
+                    gone = q;
+            }
         if (missing < 0) {
             take_view(p, v);
+            if (v->differs >= 0) { /* every rank sees it: all fail here, none copies */
+                snprintf(why, sizeof why, "rank %d's block (%zu bytes, %d chunks) differs from this rank's (%zu, %d)",
+                         v->differs, g->rank[v->differs]->block_bytes, g->rank[v->differs]->chunks, block_bytes,
+                         chunks);
+                fail_locked(p);
+            }
             break;
         }
-        const wk_peer *o = g->rank[missing];
-        if (!o)
-            snprintf(why, sizeof why, "rank %d left the communicator", missing);
-        else if (o->failed)
-            snprintf(why, sizeof why, "rank %d failed", missing);
+        if (gone >= 0)
+            snprintf(why, sizeof why, "rank %d %s", gone, g->rank[gone] ? "failed" : "left the communicator");
         else if (p->failed || atomic_load(p->broken))
             snprintf(why, sizeof why, "the communicator is broken");
         else if (expired)
@@ -283,24 +312,36 @@ static wk_status meet_buffers(wk_peer *p, peer_view *v)
     return *why ? wk_error(WK_ERR_COMM, "tp gather on rank %d (%s): %s", p->rank, p->dev->base.name, why) : WK_OK;
 }
 
-/* Meeting 1: every rank has queued its copies (each passed meeting 0, so each comes; no timeout). */
-static void meet_copies(wk_peer *p, peer_view *v)
+/* Meeting 1: every rank has queued its copies (each passed meeting 0, so each comes; no timeout). The last to
+ * arrive marks the round passed, so a rank that then leaves at once strands nobody. True when some rank failed. */
+static bool meet_copies(wk_peer *p)
 {
     peer_group *g = p->g;
     pthread_mutex_lock(&g->lock);
     p->reached[1] = p->round;
-    pthread_cond_broadcast(&g->cond);
-    for (;;) {
-        bool all = true;
-        for (int q = 0; q < g->size && all; q++)
-            all = g->rank[q] && g->rank[q]->reached[1] >= p->round;
-        if (all)
-            break;
-        pthread_cond_wait(&g->cond, &g->lock);
+    bool all = true;
+    for (int q = 0; q < g->size && all; q++)
+        all = g->rank[q] && g->rank[q]->reached[1] >= p->round;
+    if (all) {
+        g->passed1 = p->round;
+        pthread_cond_broadcast(&g->cond);
     }
-    v->failed = false;
-    take_view(p, v);
+    while (g->passed1 < p->round)
+        pthread_cond_wait(&g->cond, &g->lock);
+    bool failed = false;
+    for (int q = 0; q < g->size; q++)
+        failed |= g->rank[q] && g->rank[q]->failed;
     pthread_mutex_unlock(&g->lock);
+    return failed;
+}
+
+/* This rank has queued its waits on the others' events of this round (wk_peer_leave waits for it). */
+static void finish(wk_peer *p)
+{
+    pthread_mutex_lock(&p->g->lock);
+    p->finished = p->round;
+    pthread_cond_broadcast(&p->g->cond);
+    pthread_mutex_unlock(&p->g->lock);
 }
 
 /* ---------------------------------------------------------------- the gather */
@@ -318,6 +359,8 @@ static wk_status send_to(wk_peer *p, const wk_gpu_runtime *rt, const peer_view *
             s = rt->copy_peer(st, v->buf[q] + at + off[i], v->ctx[q], mine + off[i], p->dev->ctx, len[i]);
     }
     wk_status r = rt->event_record(p->sent[q], st);
+    if (s != WK_OK || r != WK_OK)
+        rt->stream_sync(st); /* what was queued is done before q may release its buffer */
     return s != WK_OK ? s : r;
 }
 
@@ -335,23 +378,22 @@ wk_status wk_peer_gather(wk_peer *p, void *buf, size_t block_bytes, int chunks,
     *done = true;
     const wk_gpu_runtime *rt = d->rt;
     size_t off[PEER_MAX_CHUNKS], len[PEER_MAX_CHUNKS];
-    wk_gpu_handle main = wk_gpu_stream(d);
+    wk_gpu_handle cur = wk_gpu_stream(d);
     p->round++;
-    p->buf = buf;
     wk_status s = ensure_handles(p, rt);
     if (s == WK_OK)
-        s = rt->event_record(p->ready, main);
+        s = rt->event_record(p->ready, cur);
     for (int i = 0; i < chunks && s == WK_OK; i++) {
         s = make(ctx, i, &off[i], &len[i]);
         if (s == WK_OK)
-            s = rt->event_record(p->made[i], main);
+            s = rt->event_record(p->made[i], cur);
     }
     if (s != WK_OK) {
         wk_peer_fail(p); /* the others stop waiting at meeting 0; nothing was sent */
         return s;
     }
     peer_view view = {0}, *v = &view;
-    WK_TRY(meet_buffers(p, v));
+    WK_TRY(meet_buffers(p, buf, block_bytes, chunks, v));
     char *mine = (char *)buf + (size_t)p->rank * block_bytes;
     char msg[400] = "";
     for (int q = 0; q < p->size; q++) {
@@ -364,22 +406,29 @@ wk_status wk_peer_gather(wk_peer *p, void *buf, size_t block_bytes, int chunks,
             wk_peer_fail(p);
         }
     }
-    meet_copies(p, v);
+    bool failed = meet_copies(p);
     for (int q = 0; q < p->size; q++) {
         if (q == p->rank)
             continue;
-        wk_status e = rt->stream_wait_event(main, v->sent_here[q]);
-        if (e == WK_OK)
-            e = rt->stream_wait_event(main, p->sent[q]);
+        /* The copies into this rank's buffer and out of it; where the device cannot be told to wait, the host
+         * does. */
+        wk_status e = rt->stream_wait_event(cur, v->sent_here[q]);
+        if (e != WK_OK)
+            rt->event_wait(v->sent_here[q]);
+        wk_status e2 = rt->stream_wait_event(cur, p->sent[q]);
+        if (e2 != WK_OK)
+            rt->event_wait(p->sent[q]);
+        e = e != WK_OK ? e : e2;
         if (e != WK_OK && s == WK_OK) {
             s = e;
             snprintf(msg, sizeof msg, "%s", wk_last_error());
         }
     }
+    finish(p);
     if (s != WK_OK)
         return wk_error(WK_ERR_COMM, "tp gather on rank %d (%s): %s", p->rank, d->base.name, msg);
-    if (v->failed)
-        return wk_error(WK_ERR_COMM, "tp gather on rank %d (%s): another rank failed in this gather", p->rank,
-                        d->base.name);
+    if (failed)
+        return wk_error(WK_ERR_COMM, "tp gather on rank %d (%s): a rank failed or was aborted during the gather",
+                        p->rank, d->base.name);
     return WK_OK;
 }

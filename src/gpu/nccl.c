@@ -564,7 +564,7 @@ static wk_status gpu_comm_gather_made(void *impl, void *buf, size_t block_bytes,
 {
     gcomm *c = impl;
     *done = false;
-    if (c->aborted || atomic_load(&c->broken))
+    if (atomic_load(&c->broken)) /* (set before an abort) */
         return broken_error(c, "tp gather");
     wk_status s = wk_peer_gather(c->peer, buf, block_bytes, chunks, make, ctx, done);
     if (s != WK_OK && *done) {
