@@ -454,7 +454,10 @@ def matmul_q_case(dev, qname, m, n, k, rand):
             _Q_HANDLES.append((w, q))
         return w.call(w.lib.wk_matmul_q, x, state["q"])
 
-    return Case("matmul_q %s f16 M=%d" % (qname, m), "%dx%d @ %dx%d^T" % (m, k, n, k), None, 2e-3, inputs,
+    # one row of x: the GPU rounds x to 8-bit blocks (gpu/matmul_q.c's dot kernel; about 4e-3 relative, tests/cases/
+    # matmul_q.c says why), so the bound is that path's
+    tol = 3e-2 if m == 1 else 2e-3
+    return Case("matmul_q %s f16 M=%d" % (qname, m), "%dx%d @ %dx%d^T" % (m, k, n, k), None, tol, inputs,
                 lambda x, deq: F.linear(x, deq), wick_fn)
 
 

@@ -4,7 +4,8 @@
  * (45 blocks), rows of 2-3 blocks, N off the row tiles, strided and batched x, a narrowed w (unaligned: the gemv
  * kernel), empty M, N and K; the error paths. On the CPU up to 8 rows of x take the 8-bit integer path (the CPU's
  * SIMD dots: 1, 2-5, 7, 8 rows; 1, 2, 3, 16, 33, 45 blocks a row; N 5-131, off every unroll), checked against
- * int8_tolerance below; ctest runs the family once per instruction set (tests/cpu/matmul_q.cmake).
+ * int8_tolerance below; ctest runs the family once per instruction set (tests/cpu/matmul_q.cmake). On a GPU one row of
+ * x of Q4_0 and Q8_0 takes the dot kernel, which rounds x the same way (the same tolerance).
  *
  * The 8-bit path's tolerance: x's blocks are rounded to d * q with d = amax / 127 (f32, q an integer), an error of at
  * most d / 2 per value, uniform over [-d/2, d/2] for random inputs (variance d^2 / 12, independent between values);
@@ -39,13 +40,18 @@ static void reference(int qi, const uint8_t *blocks, int64_t off, const double *
         }
 }
 
-/* Whether this case takes the CPU's 8-bit path: the types with integer dots (cpu/matmul_q_dot.c), up to 8 rows,
- * unless WICK_CPU_MATMUL_Q=f32 keeps the CPU on the float path (then f32's tolerance holds). */
+/* Whether this case takes an 8-bit path: the CPU's, for the types with integer dots (cpu/matmul_q_dot.c) up to 8
+ * rows, unless WICK_CPU_MATMUL_Q=f32 keeps the CPU on the float path (then f32's tolerance holds); a GPU's for Q4_0 and
+ * Q8_0 at one row (gpu/matmul_q.c's dot kernel, x rounded as the CPU rounds it), unless WICK_GPU_MATMUL_Q=f32. */
 static bool int8_path(wk_device *dev, int qi, int64_t M)
 {
     static const bool has_dot[WKT_NQT] = {1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0};
-    const char *mode = getenv("WICK_CPU_MATMUL_Q");
-    return strcmp(wk_device_name(dev), "cpu") == 0 && M <= 8 && has_dot[qi] && !(mode && strcmp(mode, "f32") == 0);
+    bool cpu = strcmp(wk_device_name(dev), "cpu") == 0;
+    const char *mode = getenv(cpu ? "WICK_CPU_MATMUL_Q" : "WICK_GPU_MATMUL_Q");
+    if (mode && strcmp(mode, "f32") == 0)
+        return false;
+    wk_dtype t = (wk_dtype)(WK_Q4_0 + qi);
+    return cpu ? M <= 8 && has_dot[qi] : M == 1 && (t == WK_Q4_0 || t == WK_Q8_0);
 }
 
 /* The 8-bit path's tolerance (the file's comment): the dtype's, plus 6 * sqrt(sum w^2 d^2 / 12) / |want|, d the

@@ -3,8 +3,8 @@
 if(TARGET wick_models AND TARGET wick_cli AND EXISTS "${WICK_PYTHON}")
   execute_process(COMMAND ${WICK_PYTHON} -c "import numpy, gguf, safetensors" RESULT_VARIABLE WICK_LLAMA_NUMPY OUTPUT_QUIET ERROR_QUIET)
   if(WICK_LLAMA_NUMPY EQUAL 0)
+    # (the test sets WICK_CPU_MATMUL_Q / WICK_GPU_MATMUL_Q itself: x unrounded against the dequantized twin, then
+    # the default path)
     wick_py_test(py_llama ../models/test_llama.py $<TARGET_FILE:wick_cli>)
-    # the CPU's quantized products with x unrounded: the test compares with a twin of dequantized weights at 9e-7
-    set_property(TEST py_llama APPEND PROPERTY ENVIRONMENT "WICK_CPU_MATMUL_Q=f32")
   endif()
 endif()

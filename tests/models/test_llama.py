@@ -4,7 +4,10 @@ Hugging Face directory and from each GGUF twin, in each compute dtype; then the 
 
 Usage: test_llama.py WICK [--device D]
 The Q8_0 and Q4_0 files are checked against a Hugging Face twin holding their weights as gguf-py dequantizes them
-(logits within 1e-5, greedy identical): the quantized path computes what its weights say.
+(logits within 1e-5, greedy identical) with x unrounded (WICK_CPU_MATMUL_Q=f32, WICK_GPU_MATMUL_Q=f32): the quantized
+path computes what its weights say; then as they run by default, x rounded to 8-bit blocks where a product has few
+rows (the CPU up to 8, a GPU at one: tests/cases/matmul_q.c), within 0.1 (measured 2.5e-2 and 3.1e-2 on the CPU; a
+wrong scale is O(1)), the greedy tokens free to differ (the top-2 margin is 7e-3).
 Tolerances (relative L2 over the prompt's logits): f32 weights computed in f32 1e-5 (the issue's); F16 weights
 5e-3 and bf16 compute 3e-2 (their rounding, 2^-11 and 2^-8 relative a weight, through 2 layers). Greedy tokens must
 be identical wherever the weights are f32 (the reference's smallest top-2 margin is printed)."""
@@ -22,14 +25,18 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent / "tiny_llama"
 
 
-def generate(wick, model, device, dtype, prompt, n, logits_path, context=None):
+UNROUNDED = {**os.environ, "WICK_CPU_MATMUL_Q": "f32", "WICK_GPU_MATMUL_Q": "f32"}
+DEFAULT = {k: v for k, v in os.environ.items() if k not in ("WICK_CPU_MATMUL_Q", "WICK_GPU_MATMUL_Q")}
+
+
+def generate(wick, model, device, dtype, prompt, n, logits_path, context=None, env=None):
     cmd = [wick, "generate", str(model), "--prompt-ids", ",".join(map(str, prompt)), "-n", str(n),
            "--device", device, "--dtype", dtype]
     if logits_path:
         cmd += ["--logits", str(logits_path)]
     if context:
         cmd += ["--context", str(context)]
-    return subprocess.run(cmd, capture_output=True, text=True)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env)
 
 
 def check_model(wick, device, name, model, dtype, tol, greedy_exact, ref, tmp):
@@ -81,22 +88,27 @@ def dequantized_twin(gguf_path, tmp):
 
 
 def check_quantized(wick, device, kind, tmp):
-    """The quantized file against its dequantized twin: logits within 1e-5, greedy tokens identical."""
+    """The quantized file against its dequantized twin: x unrounded, logits within 1e-5 and greedy tokens identical;
+    by default (x rounded to 8 bits where a product has few rows), logits within 0.1."""
     path = HERE / f"tiny-llama-{kind}.gguf"
     twin = dequantized_twin(path, tmp)
     prompt, res = [1, 15, 100, 42, 7, 200, 3, 99], []
-    for i, model in enumerate((path, twin)):
+    for i, (model, env) in enumerate(((path, UNROUNDED), (twin, UNROUNDED), (path, DEFAULT))):
         lg = pathlib.Path(tmp, f"lg{i}.npy")
-        r = generate(wick, model, device, "f32", prompt, 32, lg)
+        r = generate(wick, model, device, "f32", prompt, 32, lg, env=env)
         if r.returncode != 0:
             print(f"FAIL gguf {kind}: exit {r.returncode}: {r.stderr.strip()}")
             return False
         res.append((np.load(lg).astype(np.float64), r.stdout.strip()))
     err = np.linalg.norm(res[0][0] - res[1][0]) / np.linalg.norm(res[1][0])
     ok = err <= 1e-5 and res[0][1] == res[1][1]
-    print(f"{'ok  ' if ok else 'FAIL'} gguf {kind} f32 against its dequantized twin (gguf-py): logits rel L2 "
-          f"{err:.2e} (tol 1e-05), greedy {'identical' if res[0][1] == res[1][1] else 'differs'} (required)")
-    return ok
+    print(f"{'ok  ' if ok else 'FAIL'} gguf {kind} f32 against its dequantized twin (gguf-py), x unrounded: logits "
+          f"rel L2 {err:.2e} (tol 1e-05), greedy {'identical' if res[0][1] == res[1][1] else 'differs'} (required)")
+    err8 = np.linalg.norm(res[2][0] - res[1][0]) / np.linalg.norm(res[1][0])
+    ok8 = err8 <= 0.1 and np.all(np.isfinite(res[2][0]))
+    print(f"{'ok  ' if ok8 else 'FAIL'} gguf {kind} f32 by default (x rounded to 8 bits where the CPU or GPU does): "
+          f"logits rel L2 {err8:.2e} (tol 0.1)")
+    return ok and ok8
 
 
 def check_errors(wick, device, tmp):

@@ -195,6 +195,23 @@ __device__ __forceinline__ void wk_grid_wait(void)
 #endif
 }
 
+/* c + the dot product of a's and b's four signed bytes: NVIDIA's dp4a (sm_61 and later), AMD's v_dot4_i32_i8 on the
+ * targets known to have it, else four multiplies (the quantized mat-vec's integer path, matmul_q.cu). */
+__device__ __forceinline__ int wk_dp4a(int a, int b, int c)
+{
+#if defined(__HIPCC__) && (defined(__gfx906__) || defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx940__) || \
+                           defined(__gfx941__) || defined(__gfx942__) || defined(__gfx1030__))
+    return __builtin_amdgcn_sdot4(a, b, c, false);
+#elif !defined(__HIPCC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 610
+    return __dp4a(a, b, c);
+#else
+#pragma unroll
+    for (int i = 0; i < 32; i += 8)
+        c += (int)(int8_t)(a >> i) * (int)(int8_t)(b >> i);
+    return c;
+#endif
+}
+
 /* An empty statement that tells the compiler v may have changed here, emitting nothing: work that depends on v is
  * not hoisted above it out of a loop (a kernel that holds packed values across a loop keeps them packed instead of
  * keeping their conversions, which would take twice the registers). */

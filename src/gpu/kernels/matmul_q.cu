@@ -207,6 +207,149 @@ template <class QT, class T, int LW, int MT> __device__ __forceinline__ void mqv
         }
 }
 
+/* ---------------------------------------------------------------- dot: Q4_0 and Q8_0 at one row of x
+ * Each block first rounds x to 8-bit blocks of 32 in shared memory (d = amax / 127, q = round(x / d), ties to even:
+ * the CPU's integer path, cpu/matmul_q_dot.c), each block's d and d * sum(q) beside. A lane's unit of w is then 8
+ * integer dot products of 4 bytes (wk_dp4a) and a few float operations, where the float path decodes and multiplies
+ * 32 values: the mat-vec is bound by memory, not by instructions. A block of x holding NaN or infinity keeps
+ * d = NaN, and its units are done in float from x itself, as the vec kernel does them. */
+
+/* x (K values, 16-byte aligned) as nb = K / 32 blocks: xq their q (8 words a block), xds their (d, d * sum q); four
+ * threads a block, 8 values each; every thread of the block takes part (the shuffles), then a barrier. */
+template <class T> __device__ __forceinline__ void mqd_stage(const T *__restrict__ x, int nb, uint32_t *xq, float2 *xds)
+{
+    const int n = nb * 4;
+    for (int base = 0; base < n; base += (int)blockDim.x) {
+        const int i = base + (int)threadIdx.x;
+        float v[8];
+        if (i < n)
+            mqv_x8(x + (int64_t)i * 8, v);
+        else
+#pragma unroll
+            for (int t = 0; t < 8; t++)
+                v[t] = 0.0f;
+        float a = 0.0f;
+        int bad = 0;
+#pragma unroll
+        for (int t = 0; t < 8; t++) {
+            const float m = fabsf(v[t]);
+            bad |= !(m <= 3.402823466e38f);
+            a = fmaxf(a, m);
+        }
+        a = fmaxf(a, wk_shfl_xor(a, 1));
+        a = fmaxf(a, wk_shfl_xor(a, 2));
+        bad |= wk_shfl_xor(bad, 1);
+        bad |= wk_shfl_xor(bad, 2);
+        /* blocks whose largest magnitude is under 2^-100 are scaled by 2^100 first (127 / a stays finite) */
+        const float sc = a < 0x1p-100f ? 0x1p100f : 1.0f, id = a > 0.0f ? 127.0f / (a * sc) : 0.0f;
+        uint32_t w[2] = {0, 0};
+        int sum = 0;
+#pragma unroll
+        for (int t = 0; t < 8; t++) {
+            const int q = bad ? 0 : __float2int_rn(v[t] * sc * id);
+            sum += q;
+            w[t >> 2] |= (uint32_t)(q & 255) << (8 * (t & 3));
+        }
+        sum += wk_shfl_xor(sum, 1);
+        sum += wk_shfl_xor(sum, 2);
+        if (i < n) {
+            xq[2 * i] = w[0];
+            xq[2 * i + 1] = w[1];
+            if ((i & 3) == 0) {
+                const float d = a / 127.0f;
+                xds[i >> 2] = bad ? make_float2(__int_as_float(0x7fc00000), 0.0f) : make_float2(d, d * (float)sum);
+            }
+        }
+    }
+    __syncthreads();
+}
+
+/* One unit of w (its words from mqv_load) against x's block: (d_w * (d_x * sum w_q x_q - 8 * d_x * sum x_q) for
+ * Q4_0, whose stored nibbles are w_q + 8; d_w * d_x * sum w_q x_q for Q8_0. The quants start at the unit's byte 2. */
+template <int QI> __device__ __forceinline__ float mqd_unit(const uint32_t *blk, const uint32_t (&xv)[8], float2 ds)
+{
+    const float dw = wk_f16_bits_to_f32((uint16_t)(blk[0] & 0xffffu));
+    int sumi = 0;
+    if constexpr (QI == WK_QI_Q4_0) { /* byte j holds value j (low nibble) and value j + 16 (high) */
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const uint32_t q = (blk[i] >> 16) | (blk[i + 1] << 16);
+            sumi = wk_dp4a((int)(q & 0x0f0f0f0fu), (int)xv[i], sumi);
+            sumi = wk_dp4a((int)((q >> 4) & 0x0f0f0f0fu), (int)xv[4 + i], sumi);
+        }
+        return dw * (ds.x * (float)sumi - 8.0f * ds.y);
+    } else {
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            sumi = wk_dp4a((int)((blk[i] >> 16) | (blk[i + 1] << 16)), (int)xv[i], sumi);
+        return dw * ds.x * (float)sumi;
+    }
+}
+
+/* Grid: ceil(N / MQD_ROWS) groups of lpr lanes, MQ_BLOCK threads a block; p.M == 1; shared memory K + K / 32 * 8
+ * bytes (MQD_MAX_K at the most). Q4_0: two units of every row in flight a lane, as the vec kernel's. */
+template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_dot1_run(const wk_gpu_matmul_q_args &p)
+{
+    constexpr int qi = QT::qi, R = MQD_ROWS, UN = qi == WK_QI_Q4_0 ? 2 : 1; /* Q8_0's units are twice as wide */
+    typedef mqv_unit<qi> U;
+    extern __shared__ float4 mq_smem[];
+    const int nb = (int)(p.K / WK_QK), lpr = (int)p.lpr, gl = (int)threadIdx.x % lpr;
+    uint32_t *xq = (uint32_t *)mq_smem;
+    float2 *xds = (float2 *)(xq + 8 * nb);
+    const T *x = (const T *)p.x;
+    mqd_stage(x, nb, xq, xds);
+    const int64_t row0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / lpr * R;
+    const uint8_t *wr[R];
+    float acc[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) { /* rows past N read row N-1 (every lane takes part in the reductions) */
+        wr[r] = (const uint8_t *)p.w + (row0 + r < p.N ? row0 + r : p.N - 1) * p.row_bytes;
+        acc[r] = 0.0f;
+    }
+    for (int u0 = gl; u0 < nb; u0 += UN * lpr) {
+        uint32_t blks[UN][R][U::NW];
+#pragma unroll
+        for (int k = 0; k < UN; k++)
+#pragma unroll
+            for (int r = 0; r < R; r++) /* past the row: a unit it has, unused */
+                mqv_load<qi>(wr[r] + (int64_t)(u0 + k * lpr < nb ? u0 + k * lpr : u0) * U::UB, blks[k][r]);
+#pragma unroll
+        for (int k = 0; k < UN; k++) {
+            const int u = u0 + k * lpr;
+            if (u >= nb)
+                continue;
+            const float2 ds = xds[u];
+            if (ds.x == ds.x) {
+                const uint4 a = ((const uint4 *)xq)[2 * u], b = ((const uint4 *)xq)[2 * u + 1];
+                const uint32_t xv[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+#pragma unroll
+                for (int r = 0; r < R; r++)
+                    acc[r] += mqd_unit<qi>(blks[k][r], xv, ds);
+            } else { /* x's block holds NaN or infinity: in float, as the vec kernel */
+#pragma unroll
+                for (int j0 = 0; j0 < WK_QK; j0 += 8) {
+                    float xv[8];
+                    mqv_x8(x + (int64_t)u * WK_QK + j0, xv);
+#pragma unroll
+                    for (int r = 0; r < R; r++) {
+                        float v[8];
+                        wk_q_value8(qi, (const uint8_t *)blks[k][r], j0, v);
+#pragma unroll
+                        for (int t = 0; t < 8; t++)
+                            acc[r] = fmaf(v[t], xv[t], acc[r]);
+                    }
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const float s = wk_group_reduce<LW>(acc[r], wk_op_sum(), lpr);
+        if (gl == 0 && row0 + r < p.N)
+            wk_st((T *)p.out + row0 + r, s);
+    }
+}
+
 template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_vec1_run(const wk_gpu_matmul_q_args &p)
 {
     mqv_run<QT, T, LW, 1>(p);
