@@ -13,91 +13,7 @@
 #include "core/clock.h"
 #include "gpu/comm_peers.h"
 #include "gpu/device.h"
-#include "gpu/nccl_api.h"
-#include "gpu/vendor_lib.h"
-
-typedef struct nccl_fns {
-    wk_ncclGetVersion_fn get_version;
-    wk_ncclGetUniqueId_fn get_unique_id;
-    wk_ncclCommInitRankConfig_fn init_rank_config;
-    wk_ncclCommFinalize_fn finalize;
-    wk_ncclCommDestroy_fn destroy;
-    wk_ncclCommAbort_fn abort;
-    wk_ncclCommGetAsyncError_fn async_error;
-    wk_ncclCommSplit_fn split; /* optional: NCCL 2.18 */
-    wk_ncclGetErrorString_fn error_string;
-    wk_ncclGetLastError_fn last_error; /* optional: NCCL 2.13 */
-    wk_ncclAllReduce_fn all_reduce;
-    wk_ncclBroadcast_fn broadcast;
-    wk_ncclReduce_fn reduce;
-    wk_ncclAllGather_fn all_gather;
-    wk_ncclReduceScatter_fn reduce_scatter;
-    wk_ncclSend_fn send;
-    wk_ncclRecv_fn recv;
-    wk_ncclGroupStart_fn group_start;
-    wk_ncclGroupEnd_fn group_end;
-} nccl_fns;
-
-enum { LIB_NCCL = 0, LIB_RCCL = 1 };
-static nccl_fns fns[2];
-static char version[2][48]; /* "NCCL 2.28.9", written by the library's check, once */
-
-#define NCCL_SYMS(i)                                                                                              \
-    {                                                                                                             \
-        {"ncclGetVersion", &fns[i].get_version, false}, {"ncclGetUniqueId", &fns[i].get_unique_id, false},        \
-        {"ncclCommInitRankConfig", &fns[i].init_rank_config, false},                                              \
-        {"ncclCommFinalize", &fns[i].finalize, false}, {"ncclCommDestroy", &fns[i].destroy, false},               \
-        {"ncclCommAbort", &fns[i].abort, false}, {"ncclCommGetAsyncError", &fns[i].async_error, false},           \
-        {"ncclCommSplit", &fns[i].split, true},                                                                   \
-        {"ncclGetErrorString", &fns[i].error_string, false}, {"ncclGetLastError", &fns[i].last_error, true},      \
-        {"ncclAllReduce", &fns[i].all_reduce, false}, {"ncclBroadcast", &fns[i].broadcast, false},                \
-        {"ncclReduce", &fns[i].reduce, false}, {"ncclAllGather", &fns[i].all_gather, false},                      \
-        {"ncclReduceScatter", &fns[i].reduce_scatter, false}, {"ncclSend", &fns[i].send, false},                  \
-        {"ncclRecv", &fns[i].recv, false}, {"ncclGroupStart", &fns[i].group_start, false},                        \
-        {"ncclGroupEnd", &fns[i].group_end, false},                                                               \
-    }
-static const wk_gpu_sym nccl_syms[] = NCCL_SYMS(LIB_NCCL);
-static const wk_gpu_sym rccl_syms[] = NCCL_SYMS(LIB_RCCL);
-
-/* The version as text; NCCL codes it as X*1000+Y*100+Z up to 2.8, X*10000+Y*100+Z since. */
-static bool check_version(int lib, const char *name, char *error, size_t cap)
-{
-    int v = 0;
-    if (fns[lib].get_version(&v) != WK_NCCL_SUCCESS)
-        v = 0;
-    int major = v >= 10000 ? v / 10000 : v / 1000, minor = v >= 10000 ? v / 100 % 100 : v / 100 % 10;
-    snprintf(version[lib], sizeof version[lib], "%s %d.%d.%d", name, major, minor, v % 100);
-    if (major > 2 || (major == 2 && minor >= 14))
-        return true;
-    snprintf(error, cap, "%s is too old (2.14 or newer is needed: non-blocking communicators)", version[lib]);
-    return false;
-}
-static bool check_nccl(char *error, size_t cap) { return check_version(LIB_NCCL, "NCCL", error, cap); }
-static bool check_rccl(char *error, size_t cap) { return check_version(LIB_RCCL, "RCCL", error, cap); }
-
-static const char *const nccl_names[] = {"libnccl.so.2", "libnccl.so", NULL};
-static const char *const rccl_names[] = {"librccl.so.1", "librccl.so", NULL};
-static wk_gpu_lib libs[2] = {
-    {.name = "NCCL", .env = "WICK_NCCL_LIBRARY", .names = nccl_names, .syms = nccl_syms,
-     .nsyms = sizeof nccl_syms / sizeof nccl_syms[0], .needs = "NCCL 2.14 or newer", .check = check_nccl,
-     WK_GPU_LIB_STATE},
-    {.name = "RCCL", .env = "WICK_RCCL_LIBRARY", .names = rccl_names, .syms = rccl_syms,
-     .nsyms = sizeof rccl_syms / sizeof rccl_syms[0], .needs = "RCCL 2.14 or newer", .check = check_rccl,
-     WK_GPU_LIB_STATE},
-};
-
-static int lib_index(const wk_device *dev)
-{
-    return ((const wk_gpu_dev *)dev->impl)->rt == &wk_cuda_runtime ? LIB_NCCL : LIB_RCCL;
-}
-
-static wk_status load(const char *op, int lib)
-{
-    const char *why = NULL;
-    if (!wk_gpu_lib_load(&libs[lib], &why))
-        return wk_error(WK_ERR_UNSUPPORTED, "%s: %s", op, why);
-    return WK_OK;
-}
+#include "gpu/nccl_lib.h"
 
 /* ---------------------------------------------------------------- one rank */
 typedef struct gcomm {
@@ -153,7 +69,7 @@ static wk_status fail_nccl(gcomm *c, const char *op, wk_ncclResult_t r)
 {
     char what[400];
     const char *last = c->f->last_error && !c->aborted && c->comm ? c->f->last_error(c->comm) : NULL;
-    snprintf(what, sizeof what, "%s: %s%s%s", libs[c->lib].name, c->f->error_string(r), last && *last ? ": " : "",
+    snprintf(what, sizeof what, "%s: %s%s%s", nccl_lib_name(c->lib), c->f->error_string(r), last && *last ? ": " : "",
              last ? last : "");
     return fail(c, op, what);
 }
@@ -223,7 +139,7 @@ static gcomm *gcomm_new(int lib, wk_device *dev, int rank, int size, double time
     gcomm *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    *c = (gcomm){.lib = lib, .f = &fns[lib], .dev = dev, .rank = rank, .size = size, .timeout_s = timeout_s};
+    *c = (gcomm){.lib = lib, .f = nccl_fns_of(lib), .dev = dev, .rank = rank, .size = size, .timeout_s = timeout_s};
     pthread_rwlock_init(&c->lock, NULL);
     pthread_mutex_init(&c->why_lock, NULL);
     wk_gpu_dev *d = wk_gpu_enter(dev);
@@ -240,21 +156,21 @@ static gcomm *gcomm_new(int lib, wk_device *dev, int rank, int size, double time
 /* ---------------------------------------------------------------- the comm table */
 static wk_status gpu_comm_library(wk_device *dev, const char **name)
 {
-    int lib = lib_index(dev);
-    WK_TRY(load("comm_library", lib));
-    *name = version[lib];
+    int lib = nccl_lib_index(dev);
+    WK_TRY(nccl_load("comm_library", lib));
+    *name = nccl_lib_version(lib);
     return WK_OK;
 }
 
 static wk_status gpu_comm_id_new(wk_device *dev, wk_comm_id *out)
 {
-    int lib = lib_index(dev);
-    WK_TRY(load("comm_id_new", lib));
+    int lib = nccl_lib_index(dev);
+    WK_TRY(nccl_load("comm_id_new", lib));
     _Static_assert(sizeof(wk_ncclUniqueId) == WK_COMM_ID_BYTES, "an id is NCCL's unique id");
     wk_ncclUniqueId id;
-    wk_ncclResult_t r = fns[lib].get_unique_id(&id);
+    wk_ncclResult_t r = nccl_fns_of(lib)->get_unique_id(&id);
     if (r != WK_NCCL_SUCCESS)
-        return wk_error(WK_ERR_COMM, "comm_id_new: %s: %s", libs[lib].name, fns[lib].error_string(r));
+        return wk_error(WK_ERR_COMM, "comm_id_new: %s: %s", nccl_lib_name(lib), nccl_fns_of(lib)->error_string(r));
     memcpy(out->bytes, id.internal, WK_COMM_ID_BYTES);
     return WK_OK;
 }
@@ -301,7 +217,7 @@ static bool in_group(gcomm **c, int n, make_args *a, wk_ncclResult_t (*call)(gco
         r = end;
     *s = r == WK_NCCL_SUCCESS ? WK_OK
        : c[0]->comm       ? fail_nccl(c[0], "comm_init", r)
-                          : wk_error(WK_ERR_COMM, "comm_init: %s: %s", libs[c[0]->lib].name, f->error_string(r));
+                          : wk_error(WK_ERR_COMM, "comm_init: %s: %s", nccl_lib_name(c[0]->lib), f->error_string(r));
     return r == WK_NCCL_SUCCESS;
 }
 
@@ -345,8 +261,8 @@ static wk_status start_and_settle(gcomm **c, int n, int size, const wk_comm_id *
 static wk_status gpu_comm_init(wk_device *const *devs, int n, int size, int first, const wk_comm_id *id,
                                double timeout_s, void **impl)
 {
-    int lib = lib_index(devs[0]);
-    WK_TRY(load("comm_init", lib));
+    int lib = nccl_lib_index(devs[0]);
+    WK_TRY(nccl_load("comm_init", lib));
     gcomm **c = (gcomm **)impl;
     wk_status s = WK_OK;
     for (int i = 0; i < n && s == WK_OK; i++)
@@ -460,11 +376,11 @@ static wk_status gpu_comm_run(void *impl, const wk_coll *k, bool grouped)
 
 static wk_status group_begin(int lib)
 {
-    WK_TRY(load("comm_group_begin", lib));
+    WK_TRY(nccl_load("comm_group_begin", lib));
     open_group[lib].n = 0;
-    wk_ncclResult_t r = fns[lib].group_start();
+    wk_ncclResult_t r = nccl_fns_of(lib)->group_start();
     if (r != WK_NCCL_SUCCESS)
-        return wk_error(WK_ERR_COMM, "comm_group_begin: %s: %s", libs[lib].name, fns[lib].error_string(r));
+        return wk_error(WK_ERR_COMM, "comm_group_begin: %s: %s", nccl_lib_name(lib), nccl_fns_of(lib)->error_string(r));
     return WK_OK;
 }
 
@@ -476,7 +392,7 @@ static wk_status gpu_comm_join(void *impl);
 static wk_status group_end(int lib)
 {
     double start = now_s();
-    wk_ncclResult_t r = fns[lib].group_end();
+    wk_ncclResult_t r = nccl_fns_of(lib)->group_end();
     wk_status first = WK_OK;
     for (int i = 0; i < open_group[lib].n; i++) {
         gcomm *c = open_group[lib].list[i];
@@ -495,7 +411,7 @@ static wk_status group_end(int lib)
         first = first == WK_OK ? s : first;
     }
     if (first == WK_OK && r != WK_NCCL_SUCCESS && r != WK_NCCL_IN_PROGRESS)
-        first = wk_error(WK_ERR_COMM, "comm_group_end: %s: %s", libs[lib].name, fns[lib].error_string(r));
+        first = wk_error(WK_ERR_COMM, "comm_group_end: %s: %s", nccl_lib_name(lib), nccl_fns_of(lib)->error_string(r));
     open_group[lib].n = 0;
     return first;
 }
