@@ -180,6 +180,43 @@ def test_matmul_q():
                 check(got.dtype == "f32" and err < 1e-5, f"{name} {dev} M={m}: matmul_q error {err:.2e} vs gguf-py")
 
 
+def test_matmul_q_default():
+    """The default path (--default-path, run without WICK_*_MATMUL_Q=f32): one row of x rounded to 8-bit blocks on
+    the CPU and, for Q4_0 and Q8_0, on GPUs (tests/cases/matmul_q.c's tolerance reasoning: about 4e-3 relative here,
+    checked against 2e-2); a block of x holding an infinity taken in float, as the exact path takes it: +-inf where
+    the weight at that position is non-zero, NaN where it is zero; a NaN makes every output NaN."""
+    for name in ("q4_0", "q8_0"):
+        blocks, bs = random_blocks(name, 16 * 4)
+        blocks[:, 0:2] = (rng.standard_normal((64, 1)) * 0.01).astype(np.float16).view(np.uint8)
+        n, k = 16, 4 * bs
+        for row in range(n):  # element 40 (block 1, value 8) zero on every row: inf * 0 there
+            b = blocks[row * 4 + 1]
+            b[2 + 8] = (b[2 + 8] & 0xF0) | 8 if name == "q4_0" else 0
+        wb = blocks.reshape(n, -1)
+        w = ref_dequant(name, blocks).reshape(n, k).astype(np.float64)
+        assert np.all(w[:, 40] == 0)
+        x = rng.uniform(-2, 2, (1, k)).astype(np.float32)
+        want = x.astype(np.float64) @ w.T
+        xinf, xnan = x.copy(), x.copy()
+        xinf[0, 40] = np.inf  # block 1 holds an infinity at the zero column: NaN everywhere
+        xinf2 = x.copy()
+        xinf2[0, 41] = -np.inf  # block 1, a non-zero column: -inf * w
+        xnan[0, 100] = np.nan
+        for dev in DEVICES:
+            wt = wick.from_blocks(wb, name, (n, k), dev)
+            got = wick.matmul_q(wick.from_numpy(x, dev), wt).numpy().astype(np.float64)
+            err = np.linalg.norm(got - want) / np.linalg.norm(want)
+            check(err < 2e-2, f"{name} {dev} M=1 default path: error {err:.2e} (8-bit x: under 2e-2)")
+            g = wick.matmul_q(wick.from_numpy(xinf, dev), wt).numpy()
+            check(np.all(np.isnan(g)), f"{name} {dev}: inf times a zero weight gives NaN")
+            g = wick.matmul_q(wick.from_numpy(xinf2, dev), wt).numpy().astype(np.float64)
+            wantinf = np.where(w[:, 41] > 0, -np.inf, np.inf)
+            same = np.all(np.where(w[:, 41] == 0, np.isnan(g), g == wantinf))
+            check(same, f"{name} {dev}: -inf times the weights gives -inf * sign(w)")
+            g = wick.matmul_q(wick.from_numpy(xnan, dev), wt).numpy()
+            check(np.all(np.isnan(g)), f"{name} {dev}: a NaN in x makes every output NaN")
+
+
 def test_refusals():
     for dev in DEVICES:
         x = rng.standard_normal((3, 64)).astype(np.float32)
@@ -223,6 +260,9 @@ def test_gguf_file():
                   "gguf load_as f32 dequantizes")
 
 
-run([test_dequantize, test_views_and_lookup, test_quantize_exact, test_quantize_k, test_matmul_q, test_refusals,
-     test_gguf_file])
+if "--default-path" in sys.argv:
+    run([test_matmul_q_default])
+else:
+    run([test_dequantize, test_views_and_lookup, test_quantize_exact, test_quantize_k, test_matmul_q, test_refusals,
+         test_gguf_file])
 sys.exit(summary())
