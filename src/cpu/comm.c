@@ -61,8 +61,6 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static group *registry;
 
 /* ---------------------------------------------------------------- waiting */
-static struct timespec deadline_of(double timeout_s) { return wk_deadline_after(timeout_s); }
-
 /* One wait on g->cond (g->lock held); false once the deadline has passed (timeout_s > 0). */
 static bool wait_until(group *g, double timeout_s, const struct timespec *deadline)
 {
@@ -101,7 +99,7 @@ static wk_status wait_done_locked(cpu_comm *c, const char *op)
 {
     group *g = c->g;
     rank_state *r = &g->ranks[c->rank];
-    struct timespec deadline = deadline_of(c->timeout_s);
+    struct timespec deadline = wk_deadline_after(c->timeout_s);
     bool expired = false;
     for (;;) {
         if (r->failed)
@@ -176,7 +174,7 @@ static wk_status post_locked(cpu_comm *c, slot *s, uint64_t seq, const wk_coll *
 {
     group *g = c->g;
     const char *op = wk_coll_name(k->kind);
-    struct timespec deadline = deadline_of(c->timeout_s);
+    struct timespec deadline = wk_deadline_after(c->timeout_s);
     while (s->tag != seq && !g->broken)
         if (!wait_until(g, c->timeout_s, &deadline))
             return timed_out(g, c, op);
@@ -409,7 +407,7 @@ static void comm_free(cpu_comm *c)
 
 static wk_status wait_all_joined(group *g, int size, double timeout_s)
 {
-    struct timespec deadline = deadline_of(timeout_s);
+    struct timespec deadline = wk_deadline_after(timeout_s);
     pthread_mutex_lock(&g->lock);
     bool in_time = true;
     while (g->joined < size && !g->broken && in_time)

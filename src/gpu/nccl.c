@@ -38,12 +38,10 @@ typedef struct gcomm {
     wk_peer *peer;       /* the ranks of this communicator in this process (comm_peers.h) */
 } gcomm;
 
-static double now_s(void) { return wk_now_s(); }
-
 /* Between two polls: yield for the first millisecond (a launch completes in microseconds), then sleep. */
 static void pause_briefly(double start)
 {
-    if (now_s() - start < 1e-3) {
+    if (wk_now_s() - start < 1e-3) {
         sched_yield();
         return;
     }
@@ -92,7 +90,7 @@ static void abort_comm(gcomm *c)
 static bool settle(gcomm *c, wk_ncclResult_t r, const char *op, double start, wk_status *s)
 {
     while (r == WK_NCCL_IN_PROGRESS) {
-        if (c->timeout_s > 0 && now_s() - start > c->timeout_s) {
+        if (c->timeout_s > 0 && wk_now_s() - start > c->timeout_s) {
             char what[96];
             snprintf(what, sizeof what, "timed out after %g s", c->timeout_s);
             *s = fail(c, op, what);
@@ -232,7 +230,7 @@ static wk_status start_and_settle(gcomm **c, int n, int size, const wk_comm_id *
 {
     make_args a = {.size = size, .cfg = config(false)};
     memcpy(a.uid.internal, id->bytes, WK_COMM_ID_BYTES);
-    double start = now_s();
+    double start = wk_now_s();
     wk_status s = WK_OK;
     if (!in_group(c, n, &a, init_one, &s))
         return s;
@@ -359,7 +357,7 @@ static wk_status gpu_comm_run(void *impl, const wk_coll *k, bool grouped)
         return broken_error(c, op);
     }
     wk_gpu_dev *d = wk_gpu_enter(c->dev);
-    double start = now_s();
+    double start = wk_now_s();
     wk_status s = k->side ? d->rt->stream_order(wk_gpu_stream(d), c->side) : WK_OK;
     if (s != WK_OK) {
         pthread_rwlock_unlock(&c->lock);
@@ -391,7 +389,7 @@ static wk_status gpu_comm_join(void *impl);
  * made inside the group, before the launch, orders nothing). */
 static wk_status group_end(int lib)
 {
-    double start = now_s();
+    double start = wk_now_s();
     wk_ncclResult_t r = nccl_fns_of(lib)->group_end();
     wk_status first = WK_OK;
     for (int i = 0; i < open_group[lib].n; i++) {
@@ -446,7 +444,7 @@ static wk_status gpu_comm_join(void *impl)
 static wk_status gpu_comm_wait(void *impl)
 {
     gcomm *c = impl;
-    double start = now_s();
+    double start = wk_now_s();
     pthread_rwlock_rdlock(&c->lock);
     wk_status s = c->aborted || atomic_load(&c->broken) ? broken_error(c, "comm_wait") : WK_OK;
     if (s == WK_OK)
@@ -460,7 +458,7 @@ static wk_status gpu_comm_wait(void *impl)
     while (s == WK_OK && !done) {
         pthread_rwlock_rdlock(&c->lock);
         bool ok = c->aborted ? (s = broken_error(c, "comm_wait"), false) : poll_done(c, &done, &s);
-        if (ok && !done && c->timeout_s > 0 && now_s() - start > c->timeout_s) {
+        if (ok && !done && c->timeout_s > 0 && wk_now_s() - start > c->timeout_s) {
             char what[96];
             snprintf(what, sizeof what, "timed out after %g s waiting for its collectives", c->timeout_s);
             s = fail(c, "comm_wait", what);
@@ -510,7 +508,7 @@ static wk_status gpu_comm_destroy(void *impl)
     wk_status s = atomic_load(&c->broken) ? WK_OK : gpu_comm_wait(c);
     if (s == WK_OK && !atomic_load(&c->broken)) {
         pthread_rwlock_rdlock(&c->lock);
-        double start = now_s();
+        double start = wk_now_s();
         wk_gpu_enter(c->dev);
         bool ok = settle(c, c->f->finalize(c->comm), "comm_destroy", start, &s);
         if (ok)

@@ -134,20 +134,24 @@ typedef struct layer {
 } layer;
 
 /* Column-parallel, gathered: rows [first, first + rows) of this rank's W block times x^T into its place in the
- * (N, M) buffer, then exchanged with every other rank's. */
-static wk_status column_step(void *ctx, int64_t first, int64_t rows)
+ * (N, M) buffer. */
+static wk_status column_product(const layer *l, int64_t first, int64_t rows)
 {
-    layer *l = ctx;
-    int64_t n = l->w->shape[0];
     wk_tensor *wi = NULL, *dst = NULL;
     wk_status s = rows_of(l->w, first, rows, &wi);
     if (s == WK_OK)
-        s = product(wi, l->x, l->res, l->c->rank * n + first, rows, &dst);
-    if (s == WK_OK)
-        s = exchange_chunk(l->c, l->res, n, first, rows);
+        s = product(wi, l->x, l->res, l->c->rank * l->w->shape[0] + first, rows, &dst);
     wk_tensor_release(wi);
     wk_tensor_release(dst);
     return s;
+}
+
+/* The same, then exchanged with every other rank's through the library. */
+static wk_status column_step(void *ctx, int64_t first, int64_t rows)
+{
+    layer *l = ctx;
+    wk_status s = column_product(l, first, rows);
+    return s == WK_OK ? exchange_chunk(l->c, l->res, l->w->shape[0], first, rows) : s;
 }
 
 /* Row-parallel: rows [first, first + rows) of x's shard times W's shard^T, then summed over the ranks. */
@@ -181,15 +185,9 @@ static wk_status make_chunk(void *ctx, int i, size_t *offset, size_t *bytes)
     int64_t n = p->l.w->shape[0], m = p->l.res->shape[1];
     int64_t first = i * p->size < n ? i * p->size : n, rows = n - first < p->size ? n - first : p->size;
     size_t row_bytes = (size_t)m * wk_dtype_size(p->l.res->dtype);
-    wk_tensor *wi = NULL, *dst = NULL;
-    wk_status s = rows_of(p->l.w, first, rows, &wi);
-    if (s == WK_OK)
-        s = product(wi, p->l.x, p->l.res, p->l.c->rank * n + first, rows, &dst);
-    wk_tensor_release(wi);
-    wk_tensor_release(dst);
     *offset = (size_t)first * row_bytes;
     *bytes = (size_t)rows * row_bytes;
-    return s;
+    return column_product(&p->l, first, rows);
 }
 
 /* Whether to offer the gather to the copy engines: where the backend has them, outside a group (whose ranks one

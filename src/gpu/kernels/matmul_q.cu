@@ -140,6 +140,48 @@ template <class T> __device__ __forceinline__ void mqv_x8(const T *p, float (&xv
     }
 }
 
+/* Units u0 + k * lpr (k < UN) of the R rows at wr into blks; one past the row's `units` loads unit u0 instead (the
+ * lane's own: inside the row; unused). I: the kernel's index type. */
+template <int QI, int UN, int R, class I>
+__device__ __forceinline__ void mqv_load_units(const uint8_t *const (&wr)[R], I u0, int lpr, I units,
+                                               uint32_t (&blks)[UN][R][mqv_unit<QI>::NW])
+{
+#pragma unroll
+    for (int k = 0; k < UN; k++)
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            mqv_load<QI>(wr[r] + (int64_t)(u0 + k * lpr < units ? u0 + k * lpr : u0) * mqv_unit<QI>::UB, blks[k][r]);
+}
+
+/* acc[r][m] += unit u of row r (its words blk[r]) . x's row m (rows K apart; rows past mt count as zeros), in f32. */
+template <int QI, int R, int MT, class T>
+__device__ __forceinline__ void mqv_unit_f32(const uint32_t (&blk)[R][mqv_unit<QI>::NW], const T *x, int64_t K,
+                                             int64_t u, int mt, float (&acc)[R][MT])
+{
+#pragma unroll
+    for (int j0 = 0; j0 < mqv_unit<QI>::UE; j0 += 8) {
+        float xv[MT][8];
+#pragma unroll
+        for (int m = 0; m < MT; m++)
+            if (m < mt)
+                mqv_x8(x + m * K + u * mqv_unit<QI>::UE + j0, xv[m]);
+            else
+#pragma unroll
+                for (int t = 0; t < 8; t++)
+                    xv[m][t] = 0.0f;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            float v[8];
+            wk_q_value8(QI, (const uint8_t *)blk[r], j0, v);
+#pragma unroll
+            for (int m = 0; m < MT; m++)
+#pragma unroll
+                for (int t = 0; t < 8; t++)
+                    acc[r][m] = fmaf(v[t], xv[m][t], acc[r][m]);
+        }
+    }
+}
+
 /* Grid: ceil(N / MQV_ROWS) groups of lpr lanes, MQ_BLOCK threads a block; p.M <= MT. */
 template <class QT, class T, int LW, int MT> __device__ __forceinline__ void mqv_run(const wk_gpu_matmul_q_args &p)
 {
@@ -162,40 +204,11 @@ template <class QT, class T, int LW, int MT> __device__ __forceinline__ void mqv
     constexpr int UN = qi == WK_QI_Q4_0 && MT == 1 ? 2 : 1;
     for (int64_t u0 = gl; u0 < units; u0 += UN * lpr) {
         uint32_t blks[UN][R][U::NW];
+        mqv_load_units<qi>(wr, u0, lpr, units, blks);
 #pragma unroll
         for (int k = 0; k < UN; k++)
-#pragma unroll
-            for (int r = 0; r < R; r++) /* past the row: a unit it has, unused */
-                mqv_load<qi>(wr[r] + (u0 + k * lpr < units ? u0 + k * lpr : u0) * U::UB, blks[k][r]);
-#pragma unroll
-        for (int k = 0; k < UN; k++) {
-            const int64_t u = u0 + k * lpr;
-            if (u >= units)
-                continue;
-            uint32_t (&blk)[R][U::NW] = blks[k];
-#pragma unroll
-            for (int j0 = 0; j0 < U::UE; j0 += 8) {
-                float xv[MT][8];
-#pragma unroll
-                for (int m = 0; m < MT; m++)
-                    if (m < mt)
-                        mqv_x8(x + m * p.K + u * U::UE + j0, xv[m]);
-                    else
-#pragma unroll
-                        for (int t = 0; t < 8; t++)
-                            xv[m][t] = 0.0f;
-#pragma unroll
-                for (int r = 0; r < R; r++) {
-                    float v[8];
-                    wk_q_value8(qi, (const uint8_t *)blk[r], j0, v);
-#pragma unroll
-                    for (int m = 0; m < MT; m++)
-#pragma unroll
-                        for (int t = 0; t < 8; t++)
-                            acc[r][m] = fmaf(v[t], xv[m][t], acc[r][m]);
-                }
-            }
-        }
+            if (u0 + k * lpr < units)
+                mqv_unit_f32<qi>(blks[k], x, p.K, u0 + k * lpr, mt, acc);
     }
 #pragma unroll
     for (int r = 0; r < R; r++)
@@ -300,19 +313,15 @@ template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_do
     mqd_stage(x, nb, xq, xds);
     const int64_t row0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / lpr * R;
     const uint8_t *wr[R];
-    float acc[R];
+    float acc[R][1];
 #pragma unroll
     for (int r = 0; r < R; r++) { /* rows past N read row N-1 (every lane takes part in the reductions) */
         wr[r] = (const uint8_t *)p.w + (row0 + r < p.N ? row0 + r : p.N - 1) * p.row_bytes;
-        acc[r] = 0.0f;
+        acc[r][0] = 0.0f;
     }
     for (int u0 = gl; u0 < nb; u0 += UN * lpr) {
         uint32_t blks[UN][R][U::NW];
-#pragma unroll
-        for (int k = 0; k < UN; k++)
-#pragma unroll
-            for (int r = 0; r < R; r++) /* past the row: a unit it has, unused */
-                mqv_load<qi>(wr[r] + (int64_t)(u0 + k * lpr < nb ? u0 + k * lpr : u0) * U::UB, blks[k][r]);
+        mqv_load_units<qi>(wr, u0, lpr, nb, blks);
 #pragma unroll
         for (int k = 0; k < UN; k++) {
             const int u = u0 + k * lpr;
@@ -324,27 +333,15 @@ template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_do
                 const uint32_t xv[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
 #pragma unroll
                 for (int r = 0; r < R; r++)
-                    acc[r] += mqd_unit<qi>(blks[k][r], xv, ds);
+                    acc[r][0] += mqd_unit<qi>(blks[k][r], xv, ds);
             } else { /* x's block holds NaN or infinity: in float, as the vec kernel */
-#pragma unroll
-                for (int j0 = 0; j0 < WK_QK; j0 += 8) {
-                    float xv[8];
-                    mqv_x8(x + (int64_t)u * WK_QK + j0, xv);
-#pragma unroll
-                    for (int r = 0; r < R; r++) {
-                        float v[8];
-                        wk_q_value8(qi, (const uint8_t *)blks[k][r], j0, v);
-#pragma unroll
-                        for (int t = 0; t < 8; t++)
-                            acc[r] = fmaf(v[t], xv[t], acc[r]);
-                    }
-                }
+                mqv_unit_f32<qi>(blks[k], x, p.K, u, 1, acc);
             }
         }
     }
 #pragma unroll
     for (int r = 0; r < R; r++) {
-        const float s = wk_group_reduce<LW>(acc[r], wk_op_sum(), lpr);
+        const float s = wk_group_reduce<LW>(acc[r][0], wk_op_sum(), lpr);
         if (gl == 0 && row0 + r < p.N)
             wk_st((T *)p.out + row0 + r, s);
     }
