@@ -32,9 +32,9 @@ static wk_status gemv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_
                          q);
 }
 
-/* The dot kernel's rows of x: one, of Q4_0 or Q8_0, K up to MQD_MAX_K, unless WICK_GPU_MATMUL_Q=f32 keeps x unrounded
- * (the vec kernel; read once). The caller has checked the alignment. */
-static bool dot_path(int qi, int64_t M, int64_t K)
+/* The dot kernel's rows of x: one, of a vec type (the caller has checked the type and the alignment), K up to
+ * MQD_MAX_K, unless WICK_GPU_MATMUL_Q=f32 keeps x unrounded (the vec kernel). */
+static bool dot_path(int64_t M, int64_t K)
 {
     static atomic_int f32 = -1; /* (two threads may both read the environment: the same answer) */
     int off = atomic_load(&f32);
@@ -42,7 +42,7 @@ static bool dot_path(int qi, int64_t M, int64_t K)
         const char *v = getenv("WICK_GPU_MATMUL_Q");
         atomic_store(&f32, off = v && strcmp(v, "f32") == 0);
     }
-    return M == 1 && (qi == WK_QI_Q4_0 || qi == WK_QI_Q8_0) && K <= MQD_MAX_K && !off;
+    return M == 1 && K <= MQD_MAX_K && !off;
 }
 
 /* The vec kernels (M <= 8; Q4_0, Q8_0, Q4_K, Q6_K; x and w 16-byte aligned): WK_ERR_UNSUPPORTED otherwise. */
@@ -54,8 +54,8 @@ static wk_status vec(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_t
         ((uintptr_t)xd | (uintptr_t)wd) % 16 != 0)
         return WK_ERR_UNSUPPORTED;
     int64_t M = x->shape[0], K = x->shape[1], N = w->shape[0], bs = wk_dtype_block_size(w->dtype);
-    bool dot = dot_path(qi, M, K);
-    int mt = M <= 1 ? 1 : M <= 4 ? 4 : 8, rows = dot ? MQD_ROWS : MQV_ROWS(qi, mt);
+    bool dot = dot_path(M, K);
+    int mt = M <= 1 ? 1 : M <= 4 ? 4 : 8, rows = dot ? MQD_ROWS(qi) : MQV_ROWS(qi, mt);
     int64_t lpr = wk_gpu_logical_warp(d);
     while (lpr > 1 && lpr / 2 >= K / bs) /* a row of few blocks: more rows a warp */
         lpr /= 2;

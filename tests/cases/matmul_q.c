@@ -5,7 +5,8 @@
  * kernel), empty M, N and K; the error paths. On the CPU up to 8 rows of x take the 8-bit integer path (the CPU's
  * SIMD dots: 1, 2-5, 7, 8 rows; 1, 2, 3, 16, 33, 45 blocks a row; N 5-131, off every unroll), checked against
  * int8_tolerance below; ctest runs the family once per instruction set (tests/cpu/matmul_q.cmake). On a GPU one row of
- * x of Q4_0 and Q8_0 takes the dot kernel, which rounds x the same way (the same tolerance).
+ * x of Q4_0, Q8_0, Q4_K and Q6_K takes the dot kernel, which rounds x the same way in blocks of 32 (the same
+ * tolerance, with the step of those blocks).
  *
  * The 8-bit path's tolerance: x's blocks are rounded to d * q with d = amax / 127 (f32, q an integer), an error of at
  * most d / 2 per value, uniform over [-d/2, d/2] for random inputs (variance d^2 / 12, independent between values);
@@ -40,26 +41,28 @@ static void reference(int qi, const uint8_t *blocks, int64_t off, const double *
         }
 }
 
-/* Whether this case takes an 8-bit path: the CPU's, for the types with integer dots (cpu/matmul_q_dot.c) up to 8
- * rows, unless WICK_CPU_MATMUL_Q=f32 keeps the CPU on the float path (then f32's tolerance holds); a GPU's for Q4_0 and
- * Q8_0 at one row (gpu/matmul_q.c's dot kernel, x rounded as the CPU rounds it), unless WICK_GPU_MATMUL_Q=f32. */
-static bool int8_path(wk_device *dev, int qi, int64_t M)
+/* The values of x's blocks that this case rounds to 8 bits together, or 0 on a float path: the CPU's integer dots
+ * (cpu/matmul_q_dot.c: blocks of the type's size) up to 8 rows, unless WICK_CPU_MATMUL_Q=f32 keeps the CPU on the
+ * float path (then f32's tolerance holds); a GPU's dot kernel for Q4_0, Q8_0, Q4_K and Q6_K at one row (gpu/matmul_q.c:
+ * blocks of 32), unless WICK_GPU_MATMUL_Q=f32. */
+static int64_t int8_block(wk_device *dev, int qi, int64_t M)
 {
     static const bool has_dot[WKT_NQT] = {1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0};
     bool cpu = strcmp(wk_device_name(dev), "cpu") == 0;
     const char *mode = getenv(cpu ? "WICK_CPU_MATMUL_Q" : "WICK_GPU_MATMUL_Q");
     if (mode && strcmp(mode, "f32") == 0)
-        return false;
+        return 0;
     wk_dtype t = (wk_dtype)(WK_Q4_0 + qi);
-    return cpu ? M <= 8 && has_dot[qi] : M == 1 && (t == WK_Q4_0 || t == WK_Q8_0);
+    if (cpu)
+        return M <= 8 && has_dot[qi] ? wkt_qblock[qi] : 0;
+    return M == 1 && (t == WK_Q4_0 || t == WK_Q8_0 || t == WK_Q4_K || t == WK_Q6_K) ? 32 : 0;
 }
 
 /* The 8-bit path's tolerance (the file's comment): the dtype's, plus 6 * sqrt(sum w^2 d^2 / 12) / |want|, d the
- * rounding step of x's block (of the type's block size) holding each value. */
-static double int8_tolerance(wk_dtype dt, int qi, const double *xv, const double *wv, const double *want, int64_t M,
-                             int64_t N, int64_t K)
+ * rounding step of x's block (of bs values) holding each value. */
+static double int8_tolerance(wk_dtype dt, int64_t bs, const double *xv, const double *wv, const double *want,
+                             int64_t M, int64_t N, int64_t K)
 {
-    int64_t bs = wkt_qblock[qi];
     double var = 0, norm2 = 0;
     for (int64_t i = 0; i < M * N; i++)
         norm2 += want[i] * want[i];
@@ -107,8 +110,8 @@ static void run(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
         goto done;
     }
     reference(qi, blocks, narrow ? 1 : 0, xv, M, N, K, wv, want);
-    double tol = int8_path(dev, qi, M) ? int8_tolerance(c->dtype, qi, xv, wv, want, M, N, K)
-                                       : wkt_tol(c->dtype, WKT_TOL_MATMUL);
+    int64_t xbs = int8_block(dev, qi, M);
+    double tol = xbs ? int8_tolerance(c->dtype, xbs, xv, wv, want, M, N, K) : wkt_tol(c->dtype, WKT_TOL_MATMUL);
     wkt_compare(c->dtype, got, want, M * N, tol, false, r);
 done:
     free(blocks), free(wv), free(want), free(xv), free(got);

@@ -182,37 +182,40 @@ def test_matmul_q():
 
 def test_matmul_q_default():
     """The default path (--default-path, run without WICK_*_MATMUL_Q=f32): one row of x rounded to 8-bit blocks on
-    the CPU and, for Q4_0 and Q8_0, on GPUs (tests/cases/matmul_q.c's tolerance reasoning: about 4e-3 relative here,
-    checked against 2e-2); a block of x holding an infinity taken in float, as the exact path takes it: +-inf where
-    the weight at that position is non-zero, NaN where it is zero; a NaN makes every output NaN."""
-    for name in ("q4_0", "q8_0"):
+    the CPU and, for Q4_0, Q8_0, Q4_K and Q6_K, on GPUs (tests/cases/matmul_q.c's tolerance reasoning: about 4e-3
+    relative here, checked against 2e-2); a block of x holding an infinity taken in float, as the exact path takes
+    it: +-inf where the weight at that position is non-zero, NaN where it is zero; a NaN makes every output NaN."""
+    for name in ("q4_0", "q8_0", "q4_k", "q6_k"):
         blocks, bs = random_blocks(name, 16 * 4)
-        blocks[:, 0:2] = (rng.standard_normal((64, 1)) * 0.01).astype(np.float16).view(np.uint8)
         n, k = 16, 4 * bs
-        for row in range(n):  # element 40 (block 1, value 8) zero on every row: inf * 0 there
-            b = blocks[row * 4 + 1]
-            b[2 + 8] = (b[2 + 8] & 0xF0) | 8 if name == "q4_0" else 0
+        if name in ("q4_0", "q8_0"):
+            blocks[:, 0:2] = (rng.standard_normal((64, 1)) * 0.01).astype(np.float16).view(np.uint8)
+            for row in range(n):  # element 40 (block 1, value 8) zero on every row: inf * 0 there
+                b = blocks[row * 4 + 1]
+                b[2 + 8] = (b[2 + 8] & 0xF0) | 8 if name == "q4_0" else 0
         wb = blocks.reshape(n, -1)
         w = ref_dequant(name, blocks).reshape(n, k).astype(np.float64)
-        assert np.all(w[:, 40] == 0)
+        if name in ("q4_0", "q8_0"):
+            assert np.all(w[:, 40] == 0)
         x = rng.uniform(-2, 2, (1, k)).astype(np.float32)
         want = x.astype(np.float64) @ w.T
-        xinf, xnan = x.copy(), x.copy()
-        xinf[0, 40] = np.inf  # block 1 holds an infinity at the zero column: NaN everywhere
-        xinf2 = x.copy()
-        xinf2[0, 41] = -np.inf  # block 1, a non-zero column: -inf * w
+        xnan = x.copy()
         xnan[0, 100] = np.nan
+        infs = []  # an infinity in one column: +-inf * sign(w) on each row, NaN where w is zero there
+        for col, sign in ((40, 1.0), (41, -1.0)):
+            xi = x.copy()
+            xi[0, col] = sign * np.inf
+            with np.errstate(invalid="ignore"):
+                infs.append((xi, col, np.where(w[:, col] == 0, np.nan, sign * np.inf * np.sign(w[:, col]))))
         for dev in DEVICES:
             wt = wick.from_blocks(wb, name, (n, k), dev)
             got = wick.matmul_q(wick.from_numpy(x, dev), wt).numpy().astype(np.float64)
             err = np.linalg.norm(got - want) / np.linalg.norm(want)
             check(err < 2e-2, f"{name} {dev} M=1 default path: error {err:.2e} (8-bit x: under 2e-2)")
-            g = wick.matmul_q(wick.from_numpy(xinf, dev), wt).numpy()
-            check(np.all(np.isnan(g)), f"{name} {dev}: inf times a zero weight gives NaN")
-            g = wick.matmul_q(wick.from_numpy(xinf2, dev), wt).numpy().astype(np.float64)
-            wantinf = np.where(w[:, 41] > 0, -np.inf, np.inf)
-            same = np.all(np.where(w[:, 41] == 0, np.isnan(g), g == wantinf))
-            check(same, f"{name} {dev}: -inf times the weights gives -inf * sign(w)")
+            for xi, col, wanti in infs:
+                g = wick.matmul_q(wick.from_numpy(xi, dev), wt).numpy().astype(np.float64)
+                same = np.all(np.where(np.isnan(wanti), np.isnan(g), g == wanti))
+                check(same, f"{name} {dev}: inf in column {col} times the weights gives +-inf * sign(w), NaN at w = 0")
             g = wick.matmul_q(wick.from_numpy(xnan, dev), wt).numpy()
             check(np.all(np.isnan(g)), f"{name} {dev}: a NaN in x makes every output NaN")
 

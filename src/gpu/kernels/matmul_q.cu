@@ -220,12 +220,13 @@ template <class QT, class T, int LW, int MT> __device__ __forceinline__ void mqv
         }
 }
 
-/* ---------------------------------------------------------------- dot: Q4_0 and Q8_0 at one row of x
+/* ---------------------------------------------------------------- dot: the vec types at one row of x
  * Each block first rounds x to 8-bit blocks of 32 in shared memory (d = amax / 127, q = round(x / d), ties to even:
- * the CPU's integer path, cpu/matmul_q_dot.c), each block's d and d * sum(q) beside. A lane's unit of w is then 8
- * integer dot products of 4 bytes (wk_dp4a) and a few float operations, where the float path decodes and multiplies
- * 32 values: the mat-vec is bound by memory, not by instructions. A block of x holding NaN or infinity keeps
- * d = NaN, and its units are done in float from x itself, as the vec kernel does them. */
+ * the CPU's rule, cpu/matmul_q_dot.c, whose K types round blocks of 256 instead), each block's d and d * sum(q)
+ * beside. A lane's unit of w is then integer dot products of 4 bytes (wk_dp4a) within each 32 values (16 for Q6_K,
+ * whose scales cover 16) and a few float operations, where the float path decodes and multiplies every value: the
+ * mat-vec is bound by memory, not by instructions. A block of x holding NaN or infinity keeps d = NaN, and the units
+ * it meets are done in float from x itself, as the vec kernel does them. */
 
 /* x (K values, 16-byte aligned) as nb = K / 32 blocks: xq their q (8 words a block), xds their (d, d * sum q); four
  * threads a block, 8 values each; every thread of the block takes part (the shuffles), then a barrier. */
@@ -277,25 +278,94 @@ template <class T> __device__ __forceinline__ void mqd_stage(const T *__restrict
     __syncthreads();
 }
 
-/* One unit of w (its words from mqv_load) against x's block: (d_w * (d_x * sum w_q x_q - 8 * d_x * sum x_q) for
- * Q4_0, whose stored nibbles are w_q + 8; d_w * d_x * sum w_q x_q for Q8_0. The quants start at the unit's byte 2. */
-template <int QI> __device__ __forceinline__ float mqd_unit(const uint32_t *blk, const uint32_t (&xv)[8], float2 ds)
+/* Byte i of a unit's words (i a constant once unrolled). */
+__device__ __forceinline__ int mqd_byte(const uint32_t *blk, int i) { return (int)((blk[i >> 2] >> (8 * (i & 3))) & 255u); }
+
+/* Sum of the 4 * n byte products of words w[0 .. n) and x's words xv[0 .. n) (w's bytes signed). */
+template <int n> __device__ __forceinline__ int mqd_dot(const uint32_t *w, const uint32_t *xv)
 {
-    const float dw = wk_f16_bits_to_f32((uint16_t)(blk[0] & 0xffffu));
-    int sumi = 0;
-    if constexpr (QI == WK_QI_Q4_0) { /* byte j holds value j (low nibble) and value j + 16 (high) */
+    int s = 0;
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const uint32_t q = (blk[i] >> 16) | (blk[i + 1] << 16);
-            sumi = wk_dp4a((int)(q & 0x0f0f0f0fu), (int)xv[i], sumi);
-            sumi = wk_dp4a((int)((q >> 4) & 0x0f0f0f0fu), (int)xv[4 + i], sumi);
+    for (int i = 0; i < n; i++)
+        s = wk_dp4a((int)w[i], (int)xv[i], s);
+    return s;
+}
+
+/* Whether x's blocks under unit u are finite (their d not NaN). */
+template <int QI> __device__ __forceinline__ bool mqd_finite(const float2 *xds, int u)
+{
+    constexpr int XB = mqv_unit<QI>::UE / WK_QK;
+    bool ok = true;
+#pragma unroll
+    for (int b = 0; b < XB; b++)
+        ok &= xds[XB * u + b].x == xds[XB * u + b].x;
+    return ok;
+}
+
+/* acc[r] += unit u of row r (its words from mqv_load; the value of element j is d * (q_j - o) for Q4_0 (o = 8) and
+ * Q8_0 (o = 0), d * sc_s * q_j - dmin * m_s for Q4_K (sub-blocks s of 32), d * sc_g * (q_j - 32) for Q6_K (groups g
+ * of 16)) . x's blocks (q as words in xq, (d, d * sum q) in xds), each block's sum in integers. */
+template <int QI, int R>
+__device__ __forceinline__ void mqd_unit(const uint32_t (&blk)[R][mqv_unit<QI>::NW], const uint32_t *xq,
+                                         const float2 *xds, int u, float (&acc)[R][1])
+{
+    constexpr int XB = mqv_unit<QI>::UE / WK_QK;
+    float a[R], b[R];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        a[r] = b[r] = 0.0f;
+#pragma unroll
+    for (int s = 0; s < XB; s++) {
+        const float2 ds = xds[XB * u + s];
+        const uint4 x0 = ((const uint4 *)xq)[2 * (XB * u + s)], x1 = ((const uint4 *)xq)[2 * (XB * u + s) + 1];
+        const uint32_t xv[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            uint32_t q[8];
+            if constexpr (QI == WK_QI_Q4_0 || QI == WK_QI_Q8_0) { /* the quants start at byte 2 */
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+                    q[i] = QI == WK_QI_Q8_0 ? (blk[r][i] >> 16) | (blk[r][i + 1] << 16)
+                                            : (((blk[r][i & 3] >> 16) | (blk[r][(i & 3) + 1] << 16)) >> (i & 4)) &
+                                                  0x0f0f0f0fu; /* byte j: values j (low nibble), j + 16 (high) */
+                a[r] = fmaf(ds.x, (float)mqd_dot<8>(q, xv), a[r]);
+                b[r] += ds.y;
+            } else if constexpr (QI == WK_QI_Q4_K) { /* 64 values a 32-byte run: the first 32 low, the next high */
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+                    q[i] = (blk[r][4 + 8 * (s / 2) + i] >> (4 * (s & 1))) & 0x0f0f0f0fu;
+                /* the 6-bit scale and min of sub-block s (get_scale_min_k4) */
+                const int sc = s < 4 ? mqd_byte(blk[r], 4 + s) & 63
+                                     : (mqd_byte(blk[r], 8 + s) & 15) | (mqd_byte(blk[r], s) >> 6 << 4);
+                const int m = s < 4 ? mqd_byte(blk[r], 8 + s) & 63
+                                    : (mqd_byte(blk[r], 8 + s) >> 4) | (mqd_byte(blk[r], 4 + s) >> 6 << 4);
+                a[r] = fmaf(ds.x, (float)(sc * mqd_dot<8>(q, xv)), a[r]);
+                b[r] = fmaf(ds.y, (float)m, b[r]);
+            } else { /* Q6_K: halves of 128; block s = 4h + t takes ql's bytes 64h + 32 (t & 1) .. (nibble t >> 1) and
+                      * qh's 128 + 32h .. (bits 2t, 2t + 1); q - 32 as signed bytes without a borrow between them */
+                const int h = s / 4, t = s % 4;
+#pragma unroll
+                for (int i = 0; i < 8; i++) {
+                    const uint32_t v = ((blk[r][16 * h + 8 * (t & 1) + i] >> (4 * (t >> 1))) & 0x0f0f0f0fu) |
+                                       (((blk[r][32 + 8 * h + i] >> (2 * t)) & 0x03030303u) << 4);
+                    q[i] = ((v | 0x80808080u) - 0x20202020u) ^ 0x80808080u;
+                }
+                const int sc0 = (int8_t)mqd_byte(blk[r], 192 + 2 * s), sc1 = (int8_t)mqd_byte(blk[r], 193 + 2 * s);
+                a[r] = fmaf(ds.x, (float)(sc0 * mqd_dot<4>(q, xv) + sc1 * mqd_dot<4>(q + 4, xv + 4)), a[r]);
+            }
         }
-        return dw * (ds.x * (float)sumi - 8.0f * ds.y);
-    } else {
+    }
 #pragma unroll
-        for (int i = 0; i < 8; i++)
-            sumi = wk_dp4a((int)((blk[i] >> 16) | (blk[i + 1] << 16)), (int)xv[i], sumi);
-        return dw * ds.x * (float)sumi;
+    for (int r = 0; r < R; r++) {
+        if constexpr (QI == WK_QI_Q4_0 || QI == WK_QI_Q8_0) {
+            const float d = wk_f16_bits_to_f32((uint16_t)(blk[r][0] & 0xffffu));
+            acc[r][0] += QI == WK_QI_Q4_0 ? d * (a[r] - 8.0f * b[r]) : d * a[r];
+        } else if constexpr (QI == WK_QI_Q4_K) {
+            acc[r][0] += wk_f16_bits_to_f32((uint16_t)(blk[r][0] & 0xffffu)) * a[r] -
+                         wk_f16_bits_to_f32((uint16_t)(blk[r][0] >> 16)) * b[r];
+        } else {
+            acc[r][0] += wk_f16_bits_to_f32((uint16_t)(blk[r][52] & 0xffffu)) * a[r];
+        }
     }
 }
 
@@ -303,10 +373,10 @@ template <int QI> __device__ __forceinline__ float mqd_unit(const uint32_t *blk,
  * bytes (MQD_MAX_K at the most). Q4_0: two units of every row in flight a lane, as the vec kernel's. */
 template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_dot1_run(const wk_gpu_matmul_q_args &p)
 {
-    constexpr int qi = QT::qi, R = MQD_ROWS, UN = qi == WK_QI_Q4_0 ? 2 : 1; /* Q8_0's units are twice as wide */
+    constexpr int qi = QT::qi, R = MQD_ROWS(qi), UN = qi == WK_QI_Q4_0 ? 2 : 1; /* Q4_0's units are the smallest */
     typedef mqv_unit<qi> U;
     extern __shared__ float4 mq_smem[];
-    const int nb = (int)(p.K / WK_QK), lpr = (int)p.lpr, gl = (int)threadIdx.x % lpr;
+    const int nb = (int)(p.K / WK_QK), units = (int)(p.K / U::UE), lpr = (int)p.lpr, gl = (int)threadIdx.x % lpr;
     uint32_t *xq = (uint32_t *)mq_smem;
     float2 *xds = (float2 *)(xq + 8 * nb);
     const T *x = (const T *)p.x;
@@ -319,24 +389,18 @@ template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_do
         wr[r] = (const uint8_t *)p.w + (row0 + r < p.N ? row0 + r : p.N - 1) * p.row_bytes;
         acc[r][0] = 0.0f;
     }
-    for (int u0 = gl; u0 < nb; u0 += UN * lpr) {
+    for (int u0 = gl; u0 < units; u0 += UN * lpr) {
         uint32_t blks[UN][R][U::NW];
-        mqv_load_units<qi>(wr, u0, lpr, nb, blks);
+        mqv_load_units<qi>(wr, u0, lpr, units, blks);
 #pragma unroll
         for (int k = 0; k < UN; k++) {
             const int u = u0 + k * lpr;
-            if (u >= nb)
+            if (u >= units)
                 continue;
-            const float2 ds = xds[u];
-            if (ds.x == ds.x) {
-                const uint4 a = ((const uint4 *)xq)[2 * u], b = ((const uint4 *)xq)[2 * u + 1];
-                const uint32_t xv[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-#pragma unroll
-                for (int r = 0; r < R; r++)
-                    acc[r][0] += mqd_unit<qi>(blks[k][r], xv, ds);
-            } else { /* x's block holds NaN or infinity: in float, as the vec kernel */
+            if (mqd_finite<qi>(xds, u))
+                mqd_unit<qi>(blks[k], xq, xds, u, acc);
+            else /* x's block holds NaN or infinity: in float, as the vec kernel */
                 mqv_unit_f32<qi>(blks[k], x, p.K, u, 1, acc);
-            }
         }
     }
 #pragma unroll

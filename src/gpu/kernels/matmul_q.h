@@ -34,15 +34,16 @@ typedef struct wk_gpu_matmul_q_args {
     Y(_q6_k, qt_q6_k, __VA_ARGS__) N(_q8_k, qt_q8_k, __VA_ARGS__) N(_iq4_nl, qt_iq4_nl, __VA_ARGS__)              \
     N(_iq4_xs, qt_iq4_xs, __VA_ARGS__)
 
-/* dot: Q4_0 and Q8_0 at one row of x with x rounded to 8-bit blocks in shared memory (K + K / 32 * 8 bytes: up to
- * MQD_MAX_K values of x) and integer dot products; MQD_ROWS rows of w a group of lanes. */
+/* dot: the vec types at one row of x with x rounded to 8-bit blocks of 32 in shared memory (K + K / 32 * 8 bytes: up
+ * to MQD_MAX_K values of x) and integer dot products; MQD_ROWS rows of w a group of lanes (one for Q6_K, whose
+ * 210-byte blocks fill the registers). */
 #define MQD_MAX_K 32768
-#define MQD_ROWS 2
+#define MQD_ROWS(qi) ((qi) == WK_QI_Q6_K ? 1 : 2)
 #define WK_AX_QTYPE_DOT(Y, N, ...)                                                                                \
     Y(_q4_0, qt_q4_0, __VA_ARGS__) N(_q4_1, qt_q4_1, __VA_ARGS__) N(_q5_0, qt_q5_0, __VA_ARGS__)                  \
     N(_q5_1, qt_q5_1, __VA_ARGS__) Y(_q8_0, qt_q8_0, __VA_ARGS__) N(_q2_k, qt_q2_k, __VA_ARGS__)                  \
-    N(_q3_k, qt_q3_k, __VA_ARGS__) N(_q4_k, qt_q4_k, __VA_ARGS__) N(_q5_k, qt_q5_k, __VA_ARGS__)                  \
-    N(_q6_k, qt_q6_k, __VA_ARGS__) N(_q8_k, qt_q8_k, __VA_ARGS__) N(_iq4_nl, qt_iq4_nl, __VA_ARGS__)              \
+    N(_q3_k, qt_q3_k, __VA_ARGS__) Y(_q4_k, qt_q4_k, __VA_ARGS__) N(_q5_k, qt_q5_k, __VA_ARGS__)                  \
+    Y(_q6_k, qt_q6_k, __VA_ARGS__) N(_q8_k, qt_q8_k, __VA_ARGS__) N(_iq4_nl, qt_iq4_nl, __VA_ARGS__)              \
     N(_iq4_xs, qt_iq4_xs, __VA_ARGS__)
 
 /* "matmul_q_gemv_q4_0_f16_w64": block type (A, quant.h's axis), x's dtype (B), width. */
