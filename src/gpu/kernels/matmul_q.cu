@@ -278,9 +278,6 @@ template <class T> __device__ __forceinline__ void mqd_stage(const T *__restrict
     __syncthreads();
 }
 
-/* Byte i of a unit's words (i a constant once unrolled). */
-__device__ __forceinline__ int mqd_byte(const uint32_t *blk, int i) { return (int)((blk[i >> 2] >> (8 * (i & 3))) & 255u); }
-
 /* Sum of the 4 * n byte products of words w[0 .. n) and x's words xv[0 .. n) (w's bytes signed). */
 template <int n> __device__ __forceinline__ int mqd_dot(const uint32_t *w, const uint32_t *xv)
 {
@@ -334,12 +331,9 @@ __device__ __forceinline__ void mqd_unit(const uint32_t (&blk)[R][mqv_unit<QI>::
 #pragma unroll
                 for (int i = 0; i < 8; i++)
                     q[i] = (blk[r][4 + 8 * (s / 2) + i] >> (4 * (s & 1))) & 0x0f0f0f0fu;
-                /* the 6-bit scale and min of sub-block s (get_scale_min_k4) */
-                const int sc = s < 4 ? mqd_byte(blk[r], 4 + s) & 63
-                                     : (mqd_byte(blk[r], 8 + s) & 15) | (mqd_byte(blk[r], s) >> 6 << 4);
-                const int m = s < 4 ? mqd_byte(blk[r], 8 + s) & 63
-                                    : (mqd_byte(blk[r], 8 + s) >> 4) | (mqd_byte(blk[r], 4 + s) >> 6 << 4);
-                a[r] = fmaf(ds.x, (float)(sc * mqd_dot<8>(q, xv)), a[r]);
+                unsigned sc, m; /* the block's bytes at constant offsets: registers, as wk_q_value8's */
+                wk_q_scale_min_k4((const uint8_t *)blk[r] + 4, s, &sc, &m);
+                a[r] = fmaf(ds.x, (float)((int)sc * mqd_dot<8>(q, xv)), a[r]);
                 b[r] = fmaf(ds.y, (float)m, b[r]);
             } else { /* Q6_K: halves of 128; block s = 4h + t takes ql's bytes 64h + 32 (t & 1) .. (nibble t >> 1) and
                       * qh's 128 + 32h .. (bits 2t, 2t + 1); q - 32 as signed bytes without a borrow between them */
@@ -350,7 +344,8 @@ __device__ __forceinline__ void mqd_unit(const uint32_t (&blk)[R][mqv_unit<QI>::
                                        (((blk[r][32 + 8 * h + i] >> (2 * t)) & 0x03030303u) << 4);
                     q[i] = ((v | 0x80808080u) - 0x20202020u) ^ 0x80808080u;
                 }
-                const int sc0 = (int8_t)mqd_byte(blk[r], 192 + 2 * s), sc1 = (int8_t)mqd_byte(blk[r], 193 + 2 * s);
+                const int8_t *sc = (const int8_t *)blk[r] + 192 + 2 * s; /* the groups' scales */
+                const int sc0 = sc[0], sc1 = sc[1];
                 a[r] = fmaf(ds.x, (float)(sc0 * mqd_dot<4>(q, xv) + sc1 * mqd_dot<4>(q + 4, xv + 4)), a[r]);
             }
         }
