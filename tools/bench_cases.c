@@ -543,6 +543,9 @@ static const bench_case cases[] = {
     /* Llama-3.2-1B's tied output matrix at decode, Q6_K in the Q4_0 and Q4_K_M files: a decode step's largest read. */
     MATMUL_Q("q6_k M=1 128256x2048", BENCH_BYTES, true, WK_Q6_K, 1, 128256, 2048),
     MATMUL_Q("q4_0 M=8 14336x4096", BENCH_BYTES, true, WK_Q4_0, 8, 14336, 4096),
+    MATMUL_Q("q8_0 M=8 14336x4096", BENCH_BYTES, true, WK_Q8_0, 8, 14336, 4096),
+    MATMUL_Q("q4_k M=8 14336x4096", BENCH_BYTES, true, WK_Q4_K, 8, 14336, 4096),
+    MATMUL_Q("q6_k M=8 14336x4096", BENCH_BYTES, true, WK_Q6_K, 8, 14336, 4096),
     MATMUL_Q("q4_0 M=512 14336x4096", BENCH_FLOPS, true, WK_Q4_0, 512, 14336, 4096),
     MATMUL_Q("q4_k M=512 14336x4096", BENCH_FLOPS, true, WK_Q4_K, 512, 14336, 4096),
     /* What one op costs the caller when the device work is nothing: dispatch, output allocation, launch. */

@@ -1,7 +1,7 @@
-/* matmul_q.c: the GPU's quantized matmul slot: up to MQ_GEMV_MAX_M rows of x (decode) by the mat-vec kernels that read
- * w's blocks once (kernels/matmul_q.cu: vec for the types Llama GGUFs use, gemv for the others); more rows (prefill)
- * by slices of w dequantized to x's dtype in bounded scratch (kernels/quant.cu) and the vendor BLAS, or by the gemv
- * kernel when the BLAS cannot take the product. */
+/* matmul_q.c: the GPU's quantized matmul slot: up to MQ_GEMV_MAX_M rows of x (decode) by mat-vec kernels that read
+ * w's blocks once (kernels/matmul_q_dot.cu, in integers, for the types Llama GGUFs use; kernels/matmul_q.cu's gemv, in
+ * float, for the others); more rows (prefill) by slices of w dequantized to x's dtype in bounded scratch
+ * (kernels/quant.cu) and the vendor BLAS, or by the gemv kernel when the BLAS cannot take the product. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,47 +32,86 @@ static wk_status gemv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_
                          q);
 }
 
-/* The dot kernel's rows of x: one, of a vec type (the caller has checked the type and the alignment), K up to
- * MQD_MAX_K, unless WICK_GPU_MATMUL_Q=f32 keeps x unrounded (the vec kernel). */
-static bool dot_path(int64_t M, int64_t K)
+/* WICK_GPU_MATMUL_Q: "f32" keeps x unrounded (the vec kernels); "rounded" sends one row of x through the scratch
+ * path too (what K past MQD_MAX_K takes), for the tests. */
+enum { MODE_DOT, MODE_F32, MODE_ROUNDED };
+static int mode(void)
 {
-    static atomic_int f32 = -1; /* (two threads may both read the environment: the same answer) */
-    int off = atomic_load(&f32);
-    if (off < 0) {
-        const char *v = getenv("WICK_GPU_MATMUL_Q");
-        atomic_store(&f32, off = v && strcmp(v, "f32") == 0);
+    static atomic_int m = -1; /* (two threads may both read the environment: the same answer) */
+    int v = atomic_load(&m);
+    if (v < 0) {
+        const char *e = getenv("WICK_GPU_MATMUL_Q");
+        v = !e ? MODE_DOT : strcmp(e, "f32") == 0 ? MODE_F32 : strcmp(e, "rounded") == 0 ? MODE_ROUNDED : MODE_DOT;
+        atomic_store(&m, v);
     }
-    return M == 1 && K <= MQD_MAX_K && !off;
+    return v;
 }
 
-/* The vec kernels (M <= 8; Q4_0, Q8_0, Q4_K, Q6_K; x and w 16-byte aligned): WK_ERR_UNSUPPORTED otherwise. */
+/* Lanes a group of rows of w: the logical warp, halved while half of it would still cover a row's `units`. */
+static int64_t lanes_per_row(wk_gpu_dev *d, int64_t units)
+{
+    int64_t lpr = wk_gpu_logical_warp(d);
+    while (lpr > 1 && lpr / 2 >= units)
+        lpr /= 2;
+    return lpr;
+}
+
+/* The integer kernels (kernels/matmul_q_dot.cu): one row of x rounded by each block of matmul_q_dot_1, or rows of x
+ * rounded into scratch by matmul_q_round for matmul_q_dot_8. Lanes take slices of w's rows: blocks of Q4_0 and Q8_0,
+ * quarters of Q4_K and Q6_K super-blocks. */
+static wk_status dot(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_tensor *out)
+{
+    int qi = (int)w->dtype - WK_Q4_0;
+    int64_t M = x->shape[0], K = x->shape[1], N = w->shape[0], bs = wk_dtype_block_size(w->dtype);
+    int64_t lpr = lanes_per_row(d, K / bs * (bs == WK_QK ? 1 : 4)), blocks = cdiv(cdiv(N, MQD_ROWS) * lpr, MQD_BLOCK);
+    if (blocks > 0x7fffffff)
+        return wk_error(WK_ERR_UNSUPPORTED, "matmul_q: w has %lld rows, more than one launch covers", (long long)N);
+    wk_gpu_matmul_q_args q = {.w = wk_tensor_data(w), .x = wk_tensor_data(x), .out = wk_tensor_data(out), .M = M,
+                              .N = N, .K = K, .row_bytes = K / bs * (int64_t)wk_dtype_block_bytes(w->dtype),
+                              .lpr = lpr};
+    int ws = wk_gpu_width_slot(d);
+    wk_gpu_dim grid = {(unsigned)blocks, 1, 1}, block = {MQD_BLOCK, 1, 1};
+    if (M == 1 && K <= MQD_MAX_K && mode() != MODE_ROUNDED) /* x rounded by each block, in shared memory */
+        return WK_GPU_LAUNCH(d, matmul_q_dot_1, qi, x->dtype, ws, grid, block, (size_t)(K + K / WK_QK * 8), q);
+    WK_TRY(wk_gpu_malloc(d, (size_t)(M * K + M * K / WK_QK * 8), &q.xq));
+    wk_gpu_dim rgrid = {(unsigned)cdiv(M * K / 8, MQD_BLOCK), 1, 1};
+    wk_status s = WK_GPU_LAUNCH(d, matmul_q_round, 0, x->dtype, 0, rgrid, block, 0, q);
+    if (s == WK_OK)
+        s = WK_GPU_LAUNCH(d, matmul_q_dot_8, qi, x->dtype, ws, grid, block, 0, q);
+    wk_gpu_free(d, q.xq); /* stream-ordered: the queued kernels still read it */
+    return s;
+}
+
+/* The float vec kernels (WICK_GPU_MATMUL_Q=f32). */
 static wk_status vec(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_tensor *out)
 {
     int qi = (int)w->dtype - WK_Q4_0;
-    const void *xd = wk_tensor_data(x), *wd = wk_tensor_data(w);
-    if ((qi != WK_QI_Q4_0 && qi != WK_QI_Q8_0 && qi != WK_QI_Q4_K && qi != WK_QI_Q6_K) ||
-        ((uintptr_t)xd | (uintptr_t)wd) % 16 != 0)
-        return WK_ERR_UNSUPPORTED;
     int64_t M = x->shape[0], K = x->shape[1], N = w->shape[0], bs = wk_dtype_block_size(w->dtype);
-    bool dot = dot_path(M, K);
-    int mt = M <= 1 ? 1 : M <= 4 ? 4 : 8, rows = dot ? MQD_ROWS(qi) : MQV_ROWS(qi, mt);
-    int64_t lpr = wk_gpu_logical_warp(d);
-    while (lpr > 1 && lpr / 2 >= K / bs) /* a row of few blocks: more rows a warp */
-        lpr /= 2;
-    int64_t blocks = cdiv(cdiv(N, rows) * lpr, MQ_BLOCK);
+    int mt = M <= 1 ? 1 : M <= 4 ? 4 : 8, rows = MQV_ROWS(qi, mt);
+    int64_t lpr = lanes_per_row(d, K / bs), blocks = cdiv(cdiv(N, rows) * lpr, MQ_BLOCK);
     if (blocks > 0x7fffffff)
         return wk_error(WK_ERR_UNSUPPORTED, "matmul_q: w has %lld rows, more than one launch covers", (long long)N);
-    wk_gpu_matmul_q_args q = {.w = wd, .x = xd, .out = wk_tensor_data(out), .M = M, .N = N, .K = K,
-                              .row_bytes = K / bs * (int64_t)wk_dtype_block_bytes(w->dtype), .lpr = lpr};
+    wk_gpu_matmul_q_args q = {.w = wk_tensor_data(w), .x = wk_tensor_data(x), .out = wk_tensor_data(out), .M = M,
+                              .N = N, .K = K, .row_bytes = K / bs * (int64_t)wk_dtype_block_bytes(w->dtype),
+                              .lpr = lpr};
     wk_gpu_dim grid = {(unsigned)blocks, 1, 1}, block = {MQ_BLOCK, 1, 1};
     int ws = wk_gpu_width_slot(d);
-    if (dot)
-        return WK_GPU_LAUNCH(d, matmul_q_dot1, qi, x->dtype, ws, grid, block, (size_t)(K + K / WK_QK * 8), q);
     if (mt == 1)
         return WK_GPU_LAUNCH(d, matmul_q_vec1, qi, x->dtype, ws, grid, block, 0, q);
     if (mt == 4)
         return WK_GPU_LAUNCH(d, matmul_q_vec4, qi, x->dtype, ws, grid, block, 0, q);
     return WK_GPU_LAUNCH(d, matmul_q_vec8, qi, x->dtype, ws, grid, block, 0, q);
+}
+
+/* Up to 8 rows of x by w of Q4_0, Q8_0, Q4_K or Q6_K, x and w 16-byte aligned: the dot kernels (the vec kernels under
+ * WICK_GPU_MATMUL_Q=f32); WK_ERR_UNSUPPORTED otherwise. */
+static wk_status few_rows(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_tensor *out)
+{
+    int qi = (int)w->dtype - WK_Q4_0;
+    if ((qi != WK_QI_Q4_0 && qi != WK_QI_Q8_0 && qi != WK_QI_Q4_K && qi != WK_QI_Q6_K) ||
+        ((uintptr_t)wk_tensor_data(x) | (uintptr_t)wk_tensor_data(w)) % 16 != 0)
+        return WK_ERR_UNSUPPORTED;
+    return mode() == MODE_F32 ? vec(d, x, w, out) : dot(d, x, w, out);
 }
 
 /* Rows [n0, n0 + nc) of w dequantized into scratch (nc, K) of x's dtype, then out[:, n0 .. n0 + nc) = x scratch^T. */
@@ -120,7 +159,7 @@ wk_status wk_gpu_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor *out
         if (s != WK_ERR_UNSUPPORTED)
             return s;
     } else {
-        wk_status s = vec(d, x, w, out);
+        wk_status s = few_rows(d, x, w, out);
         if (s != WK_ERR_UNSUPPORTED)
             return s;
     }

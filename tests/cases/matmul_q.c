@@ -4,8 +4,8 @@
  * (45 blocks), rows of 2-3 blocks, N off the row tiles, strided and batched x, a narrowed w (unaligned: the gemv
  * kernel), empty M, N and K; the error paths. On the CPU up to 8 rows of x take the 8-bit integer path (the CPU's
  * SIMD dots: 1, 2-5, 7, 8 rows; 1, 2, 3, 16, 33, 45 blocks a row; N 5-131, off every unroll), checked against
- * int8_tolerance below; ctest runs the family once per instruction set (tests/cpu/matmul_q.cmake). On a GPU one row of
- * x of Q4_0, Q8_0, Q4_K and Q6_K takes the dot kernel, which rounds x the same way in blocks of 32 (the same
+ * int8_tolerance below; ctest runs the family once per instruction set (tests/cpu/matmul_q.cmake). On a GPU up to 8
+ * rows of x of Q4_0, Q8_0, Q4_K and Q6_K take the dot kernels, which round x the same way in blocks of 32 (the same
  * tolerance, with the step of those blocks).
  *
  * The 8-bit path's tolerance: x's blocks are rounded to d * q with d = amax / 127 (f32, q an integer), an error of at
@@ -43,8 +43,8 @@ static void reference(int qi, const uint8_t *blocks, int64_t off, const double *
 
 /* The values of x's blocks that this case rounds to 8 bits together, or 0 on a float path: the CPU's integer dots
  * (cpu/matmul_q_dot.c: blocks of the type's size) up to 8 rows, unless WICK_CPU_MATMUL_Q=f32 keeps the CPU on the
- * float path (then f32's tolerance holds); a GPU's dot kernel for Q4_0, Q8_0, Q4_K and Q6_K at one row (gpu/matmul_q.c:
- * blocks of 32), unless WICK_GPU_MATMUL_Q=f32. */
+ * float path (then f32's tolerance holds); a GPU's dot kernels for Q4_0, Q8_0, Q4_K and Q6_K up to 8 rows
+ * (gpu/matmul_q.c: blocks of 32), unless WICK_GPU_MATMUL_Q=f32. */
 static int64_t int8_block(wk_device *dev, int qi, int64_t M)
 {
     static const bool has_dot[WKT_NQT] = {1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0};
@@ -55,7 +55,7 @@ static int64_t int8_block(wk_device *dev, int qi, int64_t M)
     wk_dtype t = (wk_dtype)(WK_Q4_0 + qi);
     if (cpu)
         return M <= 8 && has_dot[qi] ? wkt_qblock[qi] : 0;
-    return M == 1 && (t == WK_Q4_0 || t == WK_Q8_0 || t == WK_Q4_K || t == WK_Q6_K) ? 32 : 0;
+    return M <= 8 && (t == WK_Q4_0 || t == WK_Q8_0 || t == WK_Q4_K || t == WK_Q6_K) ? 32 : 0;
 }
 
 /* The 8-bit path's tolerance (the file's comment): the dtype's, plus 6 * sqrt(sum w^2 d^2 / 12) / |want|, d the

@@ -13,6 +13,7 @@
 #include "index.h"
 #include "mask.h"
 #include "matmul_q.h"
+#include "matmul_q_dot.h"
 #include "norm.h"
 #include "pool.h"
 #include "probe.h"
@@ -29,11 +30,12 @@
 #include "unary.h"
 #include "upsample.h"
 
-#define WK_GPU_KERNEL_SETS(X)                                                                                     \
-    WK_ATTENTION_KERNELS(X) WK_ATTENTION_MMA_KERNELS(X) WK_BINARY_KERNELS(X) WK_CAST_KERNELS(X)                    \
-    WK_CONV_KERNELS(X) WK_COPY_KERNELS(X) WK_GEMV_KERNELS(X) WK_INDEX_KERNELS(X) WK_MASK_KERNELS(X) WK_MATMUL_Q_KERNELS(X)            \
-    WK_NORM_KERNELS(X) WK_POOL_KERNELS(X) WK_PROBE_KERNELS(X) WK_QUANT_KERNELS(X) WK_RAND_KERNELS(X)               \
-    WK_REDUCE_KERNELS(X) WK_REORDER_KERNELS(X) WK_ROPE_KERNELS(X) WK_SAMPLE_KERNELS(X) WK_SCAN_KERNELS(X)          \
-    WK_SORT_KERNELS(X) WK_SORT_RADIX_KERNELS(X) WK_STATS_KERNELS(X) WK_UNARY_KERNELS(X) WK_UPSAMPLE_KERNELS(X)
+#define WK_GPU_KERNEL_SETS(X)                                                                                        \
+    WK_ATTENTION_KERNELS(X) WK_ATTENTION_MMA_KERNELS(X) WK_BINARY_KERNELS(X) WK_CAST_KERNELS(X) WK_CONV_KERNELS(X)   \
+    WK_COPY_KERNELS(X) WK_GEMV_KERNELS(X) WK_INDEX_KERNELS(X) WK_MASK_KERNELS(X) WK_MATMUL_Q_KERNELS(X)              \
+    WK_MATMUL_Q_DOT_KERNELS(X) WK_NORM_KERNELS(X) WK_POOL_KERNELS(X) WK_PROBE_KERNELS(X) WK_QUANT_KERNELS(X)         \
+    WK_RAND_KERNELS(X) WK_REDUCE_KERNELS(X) WK_REORDER_KERNELS(X) WK_ROPE_KERNELS(X) WK_SAMPLE_KERNELS(X)            \
+    WK_SCAN_KERNELS(X) WK_SORT_KERNELS(X) WK_SORT_RADIX_KERNELS(X) WK_STATS_KERNELS(X) WK_UNARY_KERNELS(X)           \
+    WK_UPSAMPLE_KERNELS(X)
 
 #endif

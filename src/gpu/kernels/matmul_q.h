@@ -1,7 +1,8 @@
-/* matmul_q.h: the quantized matmul family's interface (kernels/matmul_q.cu, gpu/matmul_q.c): out = x @ w^T for a few
- * rows of x, w's blocks read once and decoded in registers. The vec kernels (Q4_0, Q8_0, Q4_K, Q6_K; up to 1, 4 or 8
- * rows of x) give each lane whole blocks of MQV_ROWS rows of w, loaded as aligned 16-byte chunks, and x from L1;
- * the gemv kernel (every type, any M) gives each logical warp one row of w with x staged in shared memory. */
+/* matmul_q.h: the quantized matmul family's interface (kernels/matmul_q.cu, gpu/matmul_q.c; the integer kernels:
+ * matmul_q_dot.h): out = x @ w^T for a few rows of x, w's blocks read once and decoded in registers. The vec kernels
+ * (Q4_0, Q8_0, Q4_K, Q6_K; up to 1, 4 or 8 rows of x) give each lane whole blocks of MQV_ROWS rows of w, loaded as
+ * aligned 16-byte chunks, and x from L1; the gemv kernel (every type, any M) gives each logical warp one row of w with
+ * x staged in shared memory. */
 #ifndef WK_GPU_KERNELS_MATMUL_Q_H
 #define WK_GPU_KERNELS_MATMUL_Q_H
 
@@ -17,7 +18,8 @@ typedef struct wk_gpu_matmul_q_args {
     void *out;         /* (M, N) contiguous, the B dtype */
     int64_t M, N, K, row_bytes;
     int64_t kc;        /* gemv: x's columns staged a pass: a multiple of 256 (whole blocks of every type), or K */
-    int64_t lpr;       /* vec: lanes a group of MQV_ROWS rows of w (a power of two, at most the logical warp) */
+    int64_t lpr;       /* vec, dot: lanes a group of rows of w (a power of two, at most the logical warp) */
+    void *xq;          /* dot: x rounded (matmul_q_round): M * K bytes of q, then M * K / 32 (d, d * sum q) */
 } wk_gpu_matmul_q_args;
 
 /* vec: the rows of w a lane decodes together (x's values loaded once for all of them), by quant_blocks.h's index
@@ -26,20 +28,8 @@ typedef struct wk_gpu_matmul_q_args {
 #define MQV_ROWS(qi, mt)                                                                                          \
     ((qi) == WK_QI_Q4_0 ? ((mt) == 1 ? 2 : 4) : (qi) == WK_QI_Q6_K || ((qi) == WK_QI_Q4_K && (mt) == 8) ? 1 : 2)
 
-/* The block types the vec kernels build (slots as QTYPE_ALL's). */
+/* The block types the vec kernels and the dot kernels (matmul_q_dot.h) build (slots as QTYPE_ALL's). */
 #define WK_AX_QTYPE_VEC(Y, N, ...)                                                                                \
-    Y(_q4_0, qt_q4_0, __VA_ARGS__) N(_q4_1, qt_q4_1, __VA_ARGS__) N(_q5_0, qt_q5_0, __VA_ARGS__)                  \
-    N(_q5_1, qt_q5_1, __VA_ARGS__) Y(_q8_0, qt_q8_0, __VA_ARGS__) N(_q2_k, qt_q2_k, __VA_ARGS__)                  \
-    N(_q3_k, qt_q3_k, __VA_ARGS__) Y(_q4_k, qt_q4_k, __VA_ARGS__) N(_q5_k, qt_q5_k, __VA_ARGS__)                  \
-    Y(_q6_k, qt_q6_k, __VA_ARGS__) N(_q8_k, qt_q8_k, __VA_ARGS__) N(_iq4_nl, qt_iq4_nl, __VA_ARGS__)              \
-    N(_iq4_xs, qt_iq4_xs, __VA_ARGS__)
-
-/* dot: the vec types at one row of x with x rounded to 8-bit blocks of 32 in shared memory (K + K / 32 * 8 bytes: up
- * to MQD_MAX_K values of x) and integer dot products; MQD_ROWS rows of w a group of lanes (one for Q6_K, whose
- * 210-byte blocks fill the registers). */
-#define MQD_MAX_K 32768
-#define MQD_ROWS(qi) ((qi) == WK_QI_Q6_K ? 1 : 2)
-#define WK_AX_QTYPE_DOT(Y, N, ...)                                                                                \
     Y(_q4_0, qt_q4_0, __VA_ARGS__) N(_q4_1, qt_q4_1, __VA_ARGS__) N(_q5_0, qt_q5_0, __VA_ARGS__)                  \
     N(_q5_1, qt_q5_1, __VA_ARGS__) Y(_q8_0, qt_q8_0, __VA_ARGS__) N(_q2_k, qt_q2_k, __VA_ARGS__)                  \
     N(_q3_k, qt_q3_k, __VA_ARGS__) Y(_q4_k, qt_q4_k, __VA_ARGS__) N(_q5_k, qt_q5_k, __VA_ARGS__)                  \
@@ -51,7 +41,6 @@ typedef struct wk_gpu_matmul_q_args {
     X(matmul_q, matmul_q_gemv, wk_gpu_matmul_q_args, QTYPE_ALL, QFLOAT, WIDTHS, __launch_bounds__(MQ_BLOCK))        \
     X(matmul_q, matmul_q_vec1, wk_gpu_matmul_q_args, QTYPE_VEC, QFLOAT, WIDTHS, __launch_bounds__(MQ_BLOCK))        \
     X(matmul_q, matmul_q_vec4, wk_gpu_matmul_q_args, QTYPE_VEC, QFLOAT, WIDTHS, __launch_bounds__(MQ_BLOCK))        \
-    X(matmul_q, matmul_q_vec8, wk_gpu_matmul_q_args, QTYPE_VEC, QFLOAT, WIDTHS, __launch_bounds__(MQ_BLOCK))        \
-    X(matmul_q, matmul_q_dot1, wk_gpu_matmul_q_args, QTYPE_DOT, QFLOAT, WIDTHS, __launch_bounds__(MQ_BLOCK))
+    X(matmul_q, matmul_q_vec8, wk_gpu_matmul_q_args, QTYPE_VEC, QFLOAT, WIDTHS, __launch_bounds__(MQ_BLOCK))
 
 #endif
