@@ -122,7 +122,7 @@ static wk_status slice(wk_gpu_dev *d, const wk_gpu_blas *blas, const wk_tensor *
     int64_t row_bytes = K / wk_dtype_block_size(w->dtype) * (int64_t)wk_dtype_block_bytes(w->dtype);
     size_t es = wk_dtype_size(x->dtype);
     wk_gpu_quant_args q = {.x = (const char *)wk_tensor_data(w) + n0 * row_bytes, .out = scratch, .n = nc * K};
-    wk_gpu_dim grid = {wk_gpu_blocks(d, nc * K, 256), 1, 1}, block = {256, 1, 1};
+    wk_gpu_dim grid = {wk_gpu_blocks(d, nc * K / 8, 256), 1, 1}, block = {256, 1, 1}; /* runs of 8 a thread */
     WK_TRY(WK_GPU_LAUNCH(d, quant_dequantize, (int)w->dtype - WK_Q4_0, x->dtype, 0, grid, block, 0, q));
     wk_gpu_gemm g = {.dtype = x->dtype, .trans_a = false, .trans_b = true, .allow_tf32 = false, .m = M, .n = nc,
                      .k = K, .batch = 1, .a = wk_tensor_data(x), .b = scratch,
