@@ -117,7 +117,7 @@ void llama_free(llama_model *m)
     llama_decoder_free(m);
     for (int i = 0; m->layer && i < m->cfg.layers; i++) {
         llama_layer *L = &m->layer[i];
-        wk_tensor *ts[] = {L->attn_norm, L->qkv_t, L->qkv_b, L->o_t, L->ffn_norm, L->gate_up_t, L->down_t,
+        wk_tensor *ts[] = {L->attn_norm, L->qkv_t, L->v_t, L->qkv_b, L->o_t, L->ffn_norm, L->gate_up_t, L->down_t,
                            L->k_cache, L->v_cache};
         for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++)
             wk_tensor_release(ts[k]);

@@ -6,20 +6,24 @@
 #include "llama_internal.h"
 #include "scope.h"
 
-/* Self-attention of h (B, n, hidden): q, k, v as views of one product (heads of q, then k, then v in each row), one
- * rope over the heads of q and k together, k and v appended to the cache, the causal fused op over the cache, the
- * heads joined back into (B, n, heads * head_dim). */
+/* Self-attention of h (B, n, hidden): q, k, v as views of one product (heads of q, then k, then v in each row; v of
+ * its own product where the layer has v_t), one rope over the heads of q and k together, k and v appended to the
+ * cache, the causal fused op over the cache, the heads joined back into (B, n, heads * head_dim). */
 static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L, const wk_tensor *h, const llama_step *st,
                         wk_tensor **out)
 {
     const llama_config *c = &m->cfg;
-    int64_t B = m->batch, n = st->n, D = c->head_dim, hq = c->heads, hkv = c->kv_heads, C = (hq + 2 * hkv) * D;
-    wk_tensor *qkv = NULL, *qk = NULL, *v = NULL, *qkr = NULL, *qr = NULL, *kr = NULL, *a = NULL;
+    int64_t B = m->batch, n = st->n, D = c->head_dim, hq = c->heads, hkv = c->kv_heads;
+    int64_t C = (hq + (L->v_t ? 1 : 2) * hkv) * D, Cv = L->v_t ? hkv * D : C; /* the products' row lengths */
+    wk_tensor *qkv = NULL, *vo = NULL, *qk = NULL, *v = NULL, *qkr = NULL, *qr = NULL, *kr = NULL, *a = NULL;
     WM_TRY(wm_linear(sc, h, L->qkv_t, L->qkv_b, &qkv));
-    const int64_t qks[4] = {B, hq + hkv, n, D}, vs[4] = {B, hkv, n, D}, strides[4] = {n * C, D, C, 1};
-    int64_t base = wk_tensor_offset(qkv);
-    WM_TRACK(sc, &qk, wk_as_strided(qkv, 4, qks, strides, base, &qk));
-    WM_TRACK(sc, &v, wk_as_strided(qkv, 4, vs, strides, base + (hq + hkv) * D, &v));
+    if (L->v_t)
+        WM_TRY(wm_linear(sc, h, L->v_t, NULL, &vo));
+    const wk_tensor *vsrc = L->v_t ? vo : qkv;
+    const int64_t qks[4] = {B, hq + hkv, n, D}, vs[4] = {B, hkv, n, D}, strides[4] = {n * C, D, C, 1},
+                  vstrides[4] = {n * Cv, D, Cv, 1};
+    WM_TRACK(sc, &qk, wk_as_strided(qkv, 4, qks, strides, wk_tensor_offset(qkv), &qk));
+    WM_TRACK(sc, &v, wk_as_strided(vsrc, 4, vs, vstrides, wk_tensor_offset(vsrc) + (L->v_t ? 0 : (hq + hkv) * D), &v));
     wk_status (*rope)(const wk_tensor *, const wk_tensor *, const wk_tensor *, wk_tensor **) =
         c->interleaved_rope ? wk_rope_i : wk_rope;
     WM_TRACK(sc, &qkr, rope(qk, st->cos, st->sin, &qkr));

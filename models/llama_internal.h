@@ -14,9 +14,11 @@ typedef struct llama_config {
 } llama_config;
 
 /* One layer's weights; *_t are (in, out) views of (out, in) matrices, or the (out, in) matrices themselves where a
- * GGUF's blocks stay quantized (wm_linear takes both): q, k, v fused into one product, gate and up into another. */
+ * GGUF's blocks stay quantized (wm_linear takes both): q, k, v fused into one product, gate and up into another.
+ * v_t: NULL, or v's blocks where their type differs from q's and k's (a Q4_K_M file's Q6_K rows; no biases): qkv_t
+ * then holds q and k only. */
 typedef struct llama_layer {
-    wk_tensor *attn_norm, *qkv_t, *qkv_b, *o_t, *ffn_norm, *gate_up_t, *down_t;
+    wk_tensor *attn_norm, *qkv_t, *v_t, *qkv_b, *o_t, *ffn_norm, *gate_up_t, *down_t;
     wk_tensor *k_cache, *v_cache; /* (batch, kv_heads, context, head_dim) */
 } llama_layer;
 

@@ -184,15 +184,33 @@ static wk_status matrix(wsrc *s, int i, const int *ws, const int64_t *rows, int 
     return st == WK_ERR_UNSUPPORTED ? stacked(s, i, ws, rows, n, cols, true, out) : st;
 }
 
+/* Layer i's q, k, v: one block-quantized matrix, or (types that differ, no biases) q and k in one and v in its own
+ * (v_t), or the three dequantized into one (in, out) view. */
+static wk_status qkv_matrices(wsrc *s, int i, llama_layer *L)
+{
+    const llama_config *c = &s->m->cfg;
+    int64_t H = c->hidden, q = (int64_t)c->heads * c->head_dim, kv = (int64_t)c->kv_heads * c->head_dim;
+    const int64_t rows[3] = {q, kv, kv};
+    const int w_qkv[3] = {W_Q, W_K, W_V};
+    wk_status st = keep_blocks(s) ? stacked_blocks(s, i, w_qkv, rows, 3, H, &L->qkv_t) : WK_ERR_UNSUPPORTED;
+    if (st == WK_ERR_UNSUPPORTED && keep_blocks(s) && !c->qkv_bias &&
+        (st = stacked_blocks(s, i, w_qkv, rows, 2, H, &L->qkv_t)) == WK_OK &&
+        (st = stacked_blocks(s, i, w_qkv + 2, rows + 2, 1, H, &L->v_t)) != WK_OK) {
+        wk_tensor_release(L->qkv_t); /* v not quantized: all three dequantized below */
+        L->qkv_t = NULL;
+    }
+    return st == WK_ERR_UNSUPPORTED ? stacked(s, i, w_qkv, rows, 3, H, true, &L->qkv_t) : st;
+}
+
 static wk_status load_layer(wsrc *s, int i, llama_layer *L)
 {
     const llama_config *c = &s->m->cfg;
     int64_t H = c->hidden, I = c->inter, q = (int64_t)c->heads * c->head_dim, kv = (int64_t)c->kv_heads * c->head_dim;
     const int64_t qkv_rows[3] = {q, kv, kv}, gu_rows[2] = {I, I}, h1[1] = {H};
-    const int w_qkv[3] = {W_Q, W_K, W_V}, w_qkvb[3] = {W_QB, W_KB, W_VB}, w_gu[2] = {W_GATE, W_UP};
+    const int w_qkvb[3] = {W_QB, W_KB, W_VB}, w_gu[2] = {W_GATE, W_UP};
     const int w_an[1] = {W_ATTN_NORM}, w_fn[1] = {W_FFN_NORM}, w_o[1] = {W_O}, w_dn[1] = {W_DOWN};
     WM_TRY(stacked(s, i, w_an, h1, 1, -1, false, &L->attn_norm));
-    WM_TRY(matrix(s, i, w_qkv, qkv_rows, 3, H, &L->qkv_t));
+    WM_TRY(qkv_matrices(s, i, L));
     if (c->qkv_bias)
         WM_TRY(stacked(s, i, w_qkvb, qkv_rows, 3, -1, false, &L->qkv_b));
     WM_TRY(matrix(s, i, w_o, h1, 1, q, &L->o_t));

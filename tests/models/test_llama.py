@@ -3,10 +3,11 @@ tests/models/tiny_llama/ (make_tiny_llama.py): the prompt's logits and the 32-st
 Hugging Face directory and from each GGUF twin, in each compute dtype; then the errors a user meets.
 
 Usage: test_llama.py WICK [--device D]
-The Q8_0 and Q4_0 files are checked against a Hugging Face twin holding their weights as gguf-py dequantizes them
+The Q8_0, Q4_0 and Q4_0_V8 files (the last with v in Q8_0: a layer whose q, k, v types differ, kept as two quantized
+products) are checked against a Hugging Face twin holding their weights as gguf-py dequantizes them
 (logits within 1e-5, greedy identical) with x unrounded (WICK_CPU_MATMUL_Q=f32, WICK_GPU_MATMUL_Q=f32): the quantized
 path computes what its weights say; then as they run by default, x rounded to 8-bit blocks where a product has few
-rows (the CPU up to 8, a GPU at one: tests/cases/matmul_q.c), within 0.1 (measured 2.5e-2 and 3.1e-2 on the CPU; a
+rows (up to 8: tests/cases/matmul_q.c), within 0.1 (measured 2.5e-2 and 3.1e-2 on the CPU; a
 wrong scale is O(1)), the greedy tokens free to differ (the top-2 margin is 7e-3).
 Tolerances (relative L2 over the prompt's logits): f32 weights computed in f32 1e-5 (the issue's); F16 weights
 5e-3 and bf16 compute 3e-2 (their rounding, 2^-11 and 2^-8 relative a weight, through 2 layers). Greedy tokens must
@@ -147,7 +148,7 @@ def main():
              ("hf", HERE, "bf16", 3e-2, False)]
     with tempfile.TemporaryDirectory() as tmp:
         bad = sum(not check_model(a.wick, a.device, n, m, dt, tol, g, ref, tmp) for n, m, dt, tol, g in cases)
-        bad += sum(not check_quantized(a.wick, a.device, kind, tmp) for kind in ("Q8_0", "Q4_0"))
+        bad += sum(not check_quantized(a.wick, a.device, kind, tmp) for kind in ("Q8_0", "Q4_0", "Q4_0_V8"))
         bad_err = check_errors(a.wick, a.device, tmp)
     total = len(cases) + 8
     print(f"{total - bad - bad_err} passed, {bad + bad_err} failed")

@@ -1,7 +1,8 @@
 """tiny_llama_gguf.py: GGUF twins of the tiny Llama (make_tiny_llama.py's Hugging Face directory), written the way
 llama.cpp's converter writes a Llama: its tensor names, the rows of the Q and K projections permuted for its
 interleaved rope, the Llama-3 rope scaling as a rope_freqs tensor, norms in F32, tied embeddings (no
-output.weight). One file per type: F32, F16, Q8_0, Q4_0 (every 2-D weight in that type, gguf-py's quantizer).
+output.weight). One file per type: F32, F16, Q8_0, Q4_0 (every 2-D weight in that type, gguf-py's quantizer), and
+Q4_0_V8: Q4_0 but the v projections in Q8_0, as a Q4_K_M file mixes Q4_K and Q6_K in a layer's q, k, v.
 
 Usage: tiny_llama_gguf.py MODEL_DIR OUT_DIR        (needs numpy, safetensors and gguf: scripts/py-env.sh)"""
 import json
@@ -14,7 +15,15 @@ from safetensors.numpy import load_file
 import gguf
 
 TYPES = {"F32": gguf.GGMLQuantizationType.F32, "F16": gguf.GGMLQuantizationType.F16,
-         "Q8_0": gguf.GGMLQuantizationType.Q8_0, "Q4_0": gguf.GGMLQuantizationType.Q4_0}
+         "Q8_0": gguf.GGMLQuantizationType.Q8_0, "Q4_0": gguf.GGMLQuantizationType.Q4_0,
+         "Q4_0_V8": gguf.GGMLQuantizationType.Q4_0}
+
+
+def tensor_type(kind, name):
+    """The file kind's type for a 2-D weight."""
+    if kind == "Q4_0_V8" and name.endswith("attn_v.weight"):
+        return gguf.GGMLQuantizationType.Q8_0
+    return TYPES[kind]
 
 
 def interleave_rows(w, heads):
@@ -74,8 +83,8 @@ def write(cfg, w, kind, path):
     out.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
     out.add_rope_dimension_count(cfg["head_dim"])
     out.add_vocab_size(cfg["vocab_size"])
-    qtype = TYPES[kind]
     for name, a, is_norm in gguf_tensors(cfg, w):
+        qtype = tensor_type(kind, name)
         a = np.ascontiguousarray(a, dtype=np.float32)
         if is_norm or qtype == gguf.GGMLQuantizationType.F32:
             out.add_tensor(name, a)
