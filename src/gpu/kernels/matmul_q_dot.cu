@@ -1,13 +1,13 @@
 /* matmul_q_dot.cu: the quantized mat-vec in integers, for up to 8 rows of x. x is first rounded to 8-bit blocks of 32
  * (mqd_round8): one row by each block of matmul_q_dot_1 into its shared memory, more rows (or a row longer than
- * MQD_MAX_K) once by matmul_q_round into scratch for matmul_q_dot_8. The dot kernels give each group of lpr lanes MQD_ROWS rows of w and each lane slices of those rows: a Q4_0 or Q8_0 block, or a
- * quarter of a Q4_K or Q6_K super-block (64 values), so that a row of 4096 values keeps 64 lanes busy where whole
- * super-blocks would keep 16. A slice is a few 16-byte loads of w (Q6_K's 210-byte blocks: aligned words, shifted),
- * its quants unpacked to bytes and dotted with x's by wk_dp4a within each block of 32 (each group of 16 for Q6_K,
- * whose scales cover 16), and a few float operations a block. x's rounded blocks come through L1, once for all
- * MQD_ROWS rows. A block of x holding NaN or infinity (d = NaN) makes the products it meets NaN; a warp with a NaN
- * product computes those again in float, from x itself and w's values decoded by wk_q_value8: IEEE's rules, as the
- * float kernels. */
+ * MQD_MAX_K) once by matmul_q_round into scratch for matmul_q_dot_8. The dot kernels give each group of lpr lanes
+ * MQD_ROWS rows of w and each lane slices of those rows: a Q4_0 or Q8_0 block, or a quarter of a Q4_K or Q6_K
+ * super-block (64 values), so that a row of 4096 values keeps 64 lanes busy where whole super-blocks would keep 16.
+ * A slice is a few 16-byte loads of w (Q6_K's 210-byte blocks: aligned words, shifted), its quants unpacked to bytes
+ * and dotted with x's by wk_dp4a within each block of 32 (each group of 16 for Q6_K, whose scales cover 16), and a
+ * few float operations a block. x's rounded blocks come through L1, once for all the group's rows. A block of x
+ * holding NaN or infinity (d = NaN) makes the products it meets NaN; a warp with a NaN product computes those again
+ * in float, from x itself and w's values decoded by wk_q_value8: IEEE's rules, as the float kernels. */
 #include "matmul_q.cuh"
 #include "matmul_q_dot.h"
 
@@ -241,12 +241,12 @@ __device__ __forceinline__ float mqd_slice_dot(const uint32_t (&w)[mqd_slice<QI>
     }
 }
 
-/* The group's sums into out (rows row0 .. row0 + R of w; gl: the lane in its group); products that came out NaN (a block
- * of x holding NaN or infinity: d = NaN; or w's scale) are then computed again in float by the whole warp (the
+/* The group's sums into out (rows row0 .. row0 + R of w; gl: the lane in its group); products that came out NaN (a
+ * block of x holding NaN or infinity: d = NaN; or w's scale) are then computed again in float by the whole warp (the
  * reductions), from x itself. */
 template <int qi, class T, int LW, int R, int MT>
-__device__ __forceinline__ void mqd_store(const wk_gpu_matmul_q_args &p, const float (&acc)[R][MT], int64_t row0, int gl,
-                                          int slices)
+__device__ __forceinline__ void mqd_store(const wk_gpu_matmul_q_args &p, const float (&acc)[R][MT], int64_t row0,
+                                          int gl, int slices)
 {
     constexpr int S = mqd_slice<qi>::S, UB = mqv_unit<qi>::UB, UE = mqv_unit<qi>::UE;
     const int lpr = (int)p.lpr, mt = (int)p.M;
@@ -277,10 +277,10 @@ __device__ __forceinline__ void mqd_store(const wk_gpu_matmul_q_args &p, const f
             }
 }
 
-/* Grid: ceil(N / MQD_ROWS) groups of lpr lanes, MQD_BLOCK threads a block; p.M <= MT. Lane l of a group takes slices
- * l, l + lpr, ... of its rows, UN of them in flight at one row of x (Q8_0: one, which measured faster). G: x rounded
- * in global memory by matmul_q_round (p.xq), else by each block into its shared memory (one row of x: K + K / 32 * 8
- * bytes), which saves a launch. */
+/* Grid: ceil(N / MQD_ROWS) groups of lpr lanes, MQD_BLOCK threads a block; p.M <= MT. Lane l of a group takes
+ * slices l, l + lpr, ... of its rows, UN of them in flight at one row of x (Q8_0: one, which measured faster). G: x
+ * rounded in global memory by matmul_q_round (p.xq), else by each block into its shared memory (one row of x: K + K
+ * / 32 * 8 bytes), which saves a launch. */
 template <class QT, class T, int LW, int MT, bool G>
 __device__ __forceinline__ void mqd_run(const wk_gpu_matmul_q_args &p)
 {
