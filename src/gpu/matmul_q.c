@@ -14,20 +14,38 @@
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+static int64_t row_bytes_of(const wk_tensor *w)
+{
+    return w->shape[1] / wk_dtype_block_size(w->dtype) * (int64_t)wk_dtype_block_bytes(w->dtype);
+}
+
+/* The kernels' arguments for out = x w^T, x (M, K) and w (N, K); kc, lpr, xq as the kernel needs them. */
+static wk_gpu_matmul_q_args args_of(const wk_tensor *x, const wk_tensor *w, wk_tensor *out)
+{
+    return (wk_gpu_matmul_q_args){.w = wk_tensor_data(w), .x = wk_tensor_data(x), .out = wk_tensor_data(out),
+                                  .M = x->shape[0], .N = w->shape[0], .K = x->shape[1], .row_bytes = row_bytes_of(w)};
+}
+
+/* Blocks of `threads` for ceil(N / rows) groups of lpr lanes; WK_ERR_UNSUPPORTED past one launch's grid. */
+static wk_status blocks_of(int64_t N, int64_t rows, int64_t lpr, int64_t threads, unsigned *blocks)
+{
+    int64_t b = cdiv(cdiv(N, rows) * lpr, threads);
+    if (b > 0x7fffffff)
+        return wk_error(WK_ERR_UNSUPPORTED, "matmul_q: w has %lld rows, more than one launch covers", (long long)N);
+    *blocks = (unsigned)b;
+    return WK_OK;
+}
+
 static wk_status gemv(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_tensor *out)
 {
-    int64_t M = x->shape[0], K = x->shape[1], N = w->shape[0];
-    int64_t mt = M < MQ_MT ? M : MQ_MT, kc = MQ_XS_FLOATS / mt / 256 * 256;
-    kc = kc < K ? kc : K;
-    wk_gpu_matmul_q_args q = {.w = wk_tensor_data(w), .x = wk_tensor_data(x), .out = wk_tensor_data(out), .M = M,
-                              .N = N, .K = K, .row_bytes = K / wk_dtype_block_size(w->dtype) *
-                                                           (int64_t)wk_dtype_block_bytes(w->dtype), .kc = kc};
-    int64_t rows = MQ_BLOCK / wk_gpu_logical_warp(d), ytiles = cdiv(M, MQ_MT);
-    if (cdiv(N, rows) > 0x7fffffff)
-        return wk_error(WK_ERR_UNSUPPORTED, "matmul_q: w has %lld rows, more than one launch covers", (long long)N);
-    wk_gpu_dim grid = {(unsigned)cdiv(N, rows), (unsigned)(ytiles < 65535 ? ytiles : 65535), 1};
+    wk_gpu_matmul_q_args q = args_of(x, w, out);
+    int64_t mt = q.M < MQ_MT ? q.M : MQ_MT, kc = MQ_XS_FLOATS / mt / 256 * 256;
+    q.kc = kc < q.K ? kc : q.K;
+    int64_t ytiles = cdiv(q.M, MQ_MT);
+    wk_gpu_dim grid = {0, (unsigned)(ytiles < 65535 ? ytiles : 65535), 1};
+    WK_TRY(blocks_of(q.N, MQ_BLOCK / wk_gpu_logical_warp(d), 1, 1, &grid.x));
     wk_gpu_dim block = {MQ_BLOCK, 1, 1};
-    size_t smem = (size_t)(mt * kc) * sizeof(float);
+    size_t smem = (size_t)(mt * q.kc) * sizeof(float);
     return WK_GPU_LAUNCH(d, matmul_q_gemv, (int)w->dtype - WK_Q4_0, x->dtype, wk_gpu_width_slot(d), grid, block, smem,
                          q);
 }
@@ -62,15 +80,12 @@ static int64_t lanes_per_row(wk_gpu_dev *d, int64_t units)
 static wk_status dot(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_tensor *out)
 {
     int qi = (int)w->dtype - WK_Q4_0;
-    int64_t M = x->shape[0], K = x->shape[1], N = w->shape[0], bs = wk_dtype_block_size(w->dtype);
-    int64_t lpr = lanes_per_row(d, K / bs * (bs == WK_QK ? 1 : 4)), blocks = cdiv(cdiv(N, MQD_ROWS) * lpr, MQD_BLOCK);
-    if (blocks > 0x7fffffff)
-        return wk_error(WK_ERR_UNSUPPORTED, "matmul_q: w has %lld rows, more than one launch covers", (long long)N);
-    wk_gpu_matmul_q_args q = {.w = wk_tensor_data(w), .x = wk_tensor_data(x), .out = wk_tensor_data(out), .M = M,
-                              .N = N, .K = K, .row_bytes = K / bs * (int64_t)wk_dtype_block_bytes(w->dtype),
-                              .lpr = lpr};
+    int64_t M = x->shape[0], K = x->shape[1], bs = wk_dtype_block_size(w->dtype);
+    wk_gpu_matmul_q_args q = args_of(x, w, out);
+    q.lpr = lanes_per_row(d, K / bs * (bs == WK_QK ? 1 : 4)); /* slices a row */
     int ws = wk_gpu_width_slot(d);
-    wk_gpu_dim grid = {(unsigned)blocks, 1, 1}, block = {MQD_BLOCK, 1, 1};
+    wk_gpu_dim grid = {0, 1, 1}, block = {MQD_BLOCK, 1, 1};
+    WK_TRY(blocks_of(q.N, MQD_ROWS, q.lpr, MQD_BLOCK, &grid.x));
     if (M == 1 && K <= MQD_MAX_K && mode() != MODE_ROUNDED) /* x rounded by each block, in shared memory */
         return WK_GPU_LAUNCH(d, matmul_q_dot_1, qi, x->dtype, ws, grid, block, (size_t)(K + K / WK_QK * 8), q);
     WK_TRY(wk_gpu_malloc(d, (size_t)(M * K + M * K / WK_QK * 8), &q.xq));
@@ -86,15 +101,11 @@ static wk_status dot(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_t
 static wk_status vec(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, wk_tensor *out)
 {
     int qi = (int)w->dtype - WK_Q4_0;
-    int64_t M = x->shape[0], K = x->shape[1], N = w->shape[0], bs = wk_dtype_block_size(w->dtype);
-    int mt = M <= 1 ? 1 : M <= 4 ? 4 : 8, rows = MQV_ROWS(qi, mt);
-    int64_t lpr = lanes_per_row(d, K / bs), blocks = cdiv(cdiv(N, rows) * lpr, MQ_BLOCK);
-    if (blocks > 0x7fffffff)
-        return wk_error(WK_ERR_UNSUPPORTED, "matmul_q: w has %lld rows, more than one launch covers", (long long)N);
-    wk_gpu_matmul_q_args q = {.w = wk_tensor_data(w), .x = wk_tensor_data(x), .out = wk_tensor_data(out), .M = M,
-                              .N = N, .K = K, .row_bytes = K / bs * (int64_t)wk_dtype_block_bytes(w->dtype),
-                              .lpr = lpr};
-    wk_gpu_dim grid = {(unsigned)blocks, 1, 1}, block = {MQ_BLOCK, 1, 1};
+    wk_gpu_matmul_q_args q = args_of(x, w, out);
+    int mt = q.M <= 1 ? 1 : q.M <= 4 ? 4 : 8;
+    q.lpr = lanes_per_row(d, q.K / wk_dtype_block_size(w->dtype)); /* blocks a row */
+    wk_gpu_dim grid = {0, 1, 1}, block = {MQ_BLOCK, 1, 1};
+    WK_TRY(blocks_of(q.N, MQV_ROWS(qi, mt), q.lpr, MQ_BLOCK, &grid.x));
     int ws = wk_gpu_width_slot(d);
     if (mt == 1)
         return WK_GPU_LAUNCH(d, matmul_q_vec1, qi, x->dtype, ws, grid, block, 0, q);
@@ -119,9 +130,8 @@ static wk_status slice(wk_gpu_dev *d, const wk_gpu_blas *blas, const wk_tensor *
                        int64_t n0, int64_t nc, void *scratch)
 {
     int64_t M = x->shape[0], K = x->shape[1], N = w->shape[0];
-    int64_t row_bytes = K / wk_dtype_block_size(w->dtype) * (int64_t)wk_dtype_block_bytes(w->dtype);
     size_t es = wk_dtype_size(x->dtype);
-    wk_gpu_quant_args q = {.x = (const char *)wk_tensor_data(w) + n0 * row_bytes, .out = scratch, .n = nc * K};
+    wk_gpu_quant_args q = {.x = (const char *)wk_tensor_data(w) + n0 * row_bytes_of(w), .out = scratch, .n = nc * K};
     wk_gpu_dim grid = {wk_gpu_blocks(d, nc * K / 8, 256), 1, 1}, block = {256, 1, 1}; /* runs of 8 a thread */
     WK_TRY(WK_GPU_LAUNCH(d, quant_dequantize, (int)w->dtype - WK_Q4_0, x->dtype, 0, grid, block, 0, q));
     wk_gpu_gemm g = {.dtype = x->dtype, .trans_a = false, .trans_b = true, .allow_tf32 = false, .m = M, .n = nc,
