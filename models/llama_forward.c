@@ -6,19 +6,22 @@
 #include "llama_internal.h"
 #include "scope.h"
 
-/* Self-attention of h (B, n, hidden): q, k, v as views of one product (heads of q, then k, then v in each row; v of
- * its own product where the layer has v_t), one rope over the heads of q and k together, k and v appended to the
- * cache, the causal fused op over the cache, the heads joined back into (B, n, heads * head_dim). */
-static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L, const wk_tensor *h, const llama_step *st,
-                        wk_tensor **out)
+/* Self-attention of x (B, n, hidden) through the layer's attention norm (fused into the products): q, k, v as views of
+ * one product (heads of q, then k, then v in each row; v of its own product where the layer has v_t), one rope over
+ * the heads of q and k together, k and v appended to the cache, the causal fused op over the cache, the heads joined
+ * back into (B, n, heads * head_dim). */
+static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L, const wk_tensor *x,
+                        const llama_step *st, wk_tensor **out)
 {
     const llama_config *c = &m->cfg;
     int64_t B = m->batch, n = st->n, D = c->head_dim, hq = c->heads, hkv = c->kv_heads;
     int64_t C = (hq + (L->v_t ? 1 : 2) * hkv) * D, Cv = L->v_t ? hkv * D : C; /* the products' row lengths */
     wk_tensor *qkv = NULL, *vo = NULL, *qk = NULL, *v = NULL, *qkr = NULL, *qr = NULL, *kr = NULL, *a = NULL;
-    WM_TRY(wm_linear(sc, h, L->qkv_t, L->qkv_b, &qkv));
+    const wk_linear_params pq = {.norm = L->attn_norm, .eps = c->eps, .bias = L->qkv_b}, pv = {.norm = L->attn_norm,
+                                                                                                .eps = c->eps};
+    WM_TRY(wm_linear_ex(sc, x, L->qkv_t, &pq, &qkv));
     if (L->v_t)
-        WM_TRY(wm_linear(sc, h, L->v_t, NULL, &vo));
+        WM_TRY(wm_linear_ex(sc, x, L->v_t, &pv, &vo));
     const wk_tensor *vsrc = L->v_t ? vo : qkv;
     const int64_t qks[4] = {B, hq + hkv, n, D}, vs[4] = {B, hkv, n, D}, strides[4] = {n * C, D, C, 1},
                   vstrides[4] = {n * Cv, D, Cv, 1};
@@ -37,45 +40,26 @@ static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L
     return wm_join_heads(sc, a, out);
 }
 
-/* *sum = x + r and *out = its rms_norm with w (wk_add_rms_norm), both held by sc. */
-static wk_status add_norm(wm_scope *sc, const llama_model *m, const wk_tensor *x, const wk_tensor *r,
-                          const wk_tensor *w, wk_tensor **sum, wk_tensor **out)
-{
-    wk_status s = wk_add_rms_norm(x, r, w, m->cfg.eps, sum, out);
-    if (s != WK_OK)
-        return wm_fail(sc->err, sc->cap, s, "%s", wk_last_error());
-    if ((s = wm_track(sc, WK_OK, sum)) != WK_OK) {
-        wk_tensor_release(*out);
-        return s;
-    }
-    return wm_track(sc, WK_OK, out);
-}
-
-/* One layer: x (B, n, hidden) and h, x through the layer's attention norm, -> *out, x after the layer, and *hn,
- * *out through `next` (the next layer's attention norm, or the final norm): new references the caller owns. Each
- * residual add is fused with the norm that follows it (wk_add_rms_norm). */
-static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_tensor *x, const wk_tensor *h,
-                           const wk_tensor *next, const llama_step *st, wk_tensor **out, wk_tensor **hn, char *err,
-                           size_t cap)
+/* One layer: x (B, n, hidden) -> *out, x after the layer (a new reference the caller owns). Each norm is fused into
+ * the products after it and each residual add into the product before it (wk_linear), and the gated unit into the
+ * gate/up product: four products, the rope, the cache append and the attention a layer. */
+static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_tensor *x, const llama_step *st,
+                           wk_tensor **out, char *err, size_t cap)
 {
     wm_scope sc = {.err = err, .cap = cap};
-    wk_tensor *att = NULL, *o = NULL, *x1 = NULL, *h2 = NULL, *gu = NULL, *g = NULL, *d = NULL, *y = NULL, *yn = NULL;
-    wk_status s = attend(&sc, m, L, h, st, &att);
+    wk_tensor *att = NULL, *x1 = NULL, *g = NULL, *y = NULL;
+    const wk_linear_params po = {.residual = x};
+    wk_status s = attend(&sc, m, L, x, st, &att);
     if (s == WK_OK)
-        s = wm_linear(&sc, att, L->o_t, NULL, &o);
+        s = wm_linear_ex(&sc, att, L->o_t, &po, &x1);
+    const wk_linear_params pg = {.norm = L->ffn_norm, .eps = m->cfg.eps, .glu = true, .glu_kind = WK_GLU_SWIGLU},
+                           pd = {.residual = x1};
     if (s == WK_OK)
-        s = add_norm(&sc, m, x, o, L->ffn_norm, &x1, &h2);
-    if (s == WK_OK)
-        s = wm_linear(&sc, h2, L->gate_up_t, NULL, &gu);
-    if (s == WK_OK)
-        s = wm_track(&sc, wk_glu(WK_GLU_SWIGLU, gu, &g), &g);
-    if (s == WK_OK)
-        s = wm_linear(&sc, g, L->down_t, NULL, &d);
-    if (s == WK_OK && (s = wk_add_rms_norm(x1, d, next, m->cfg.eps, &y, &yn)) != WK_OK)
-        wm_fail(err, cap, s, "%s", wk_last_error());
+        s = wm_linear_ex(&sc, x1, L->gate_up_t, &pg, &g);
+    if (s == WK_OK && (s = wm_linear_ex(&sc, g, L->down_t, &pd, &y)) == WK_OK)
+        wk_tensor_retain(y);
     wm_scope_end(&sc);
     *out = s == WK_OK ? y : NULL;
-    *hn = s == WK_OK ? yn : NULL;
     return s;
 }
 
@@ -115,16 +99,17 @@ wk_status llama_sample(const llama_model *m, const wk_tensor *last, wk_tensor **
     return st;
 }
 
-/* The lm head over xn's positions (all, or the last; xn: the last layer's output through the final norm): f32
+/* The lm head over x's positions (all, or the last; x: the last layer's output, through the final norm here): f32
  * logits (B, rows, vocab) when `logits` is not NULL, the next ids (i64, B) of the last position when `next` is not
  * NULL (the argmax when greedy or the sampling's temperature is 0, else llama_sample's draw); new references. */
-static wk_status head(wm_scope *sc, const llama_model *m, const wk_tensor *xn, const llama_step *st, bool all,
+static wk_status head(wm_scope *sc, const llama_model *m, const wk_tensor *x, const llama_step *st, bool all,
                       wk_tensor **logits, wk_tensor **next)
 {
     int n = st->n;
     wk_tensor *hn = NULL, *lg = NULL, *l32 = NULL, *last = NULL, *am = NULL;
-    WM_TRACK(sc, &hn, wk_narrow(xn, 1, all ? 0 : n - 1, all ? n : 1, &hn));
-    WM_TRY(wm_linear(sc, hn, m->lm_head_t, NULL, &lg));
+    const wk_linear_params p = {.norm = m->out_norm, .eps = m->cfg.eps};
+    WM_TRACK(sc, &hn, wk_narrow(x, 1, all ? 0 : n - 1, all ? n : 1, &hn));
+    WM_TRY(wm_linear_ex(sc, hn, m->lm_head_t, &p, &lg));
     if (logits) {
         WM_TRACK(sc, &l32, wk_cast(lg, WK_F32, &l32));
         wk_tensor_retain(l32);
@@ -148,28 +133,22 @@ wk_status llama_step_run(llama_model *m, const wk_tensor *ids, const llama_step 
     wm_scope sc = {.err = err, .cap = cap};
     int n = st->n;
     int64_t flat = (int64_t)m->batch * n, x3[3] = {m->batch, n, m->cfg.hidden};
-    wk_tensor *fl = NULL, *e = NULL, *x = NULL, *h = NULL;
+    wk_tensor *fl = NULL, *e = NULL, *x = NULL;
     wk_status s = wm_track(&sc, wk_reshape(ids, 1, &flat, &fl), &fl);
     if (s == WK_OK)
         s = wm_track(&sc, wk_index_select(m->embed, 0, fl, &e), &e);
     if (s == WK_OK && (s = wk_reshape(e, 3, x3, &x)) != WK_OK)
         wm_fail(err, cap, s, "%s", wk_last_error());
-    if (s == WK_OK && (s = wk_rms_norm(x, m->layer[0].attn_norm, m->cfg.eps, &h)) != WK_OK)
-        wm_fail(err, cap, s, "%s", wk_last_error());
     for (int i = 0; i < m->cfg.layers && s == WK_OK; i++) {
-        const wk_tensor *next = i + 1 < m->cfg.layers ? m->layer[i + 1].attn_norm : m->out_norm;
-        wk_tensor *y = NULL, *yn = NULL;
-        s = run_layer(m, &m->layer[i], x, h, next, st, &y, &yn, err, cap);
+        wk_tensor *y = NULL;
+        s = run_layer(m, &m->layer[i], x, st, &y, err, cap);
         wk_tensor_release(x);
-        wk_tensor_release(h);
         x = y;
-        h = yn;
     }
-    wk_tensor_release(x); /* the head needs only the normed output */
-    if (s == WK_OK && (s = wm_track(&sc, WK_OK, &h)) == WK_OK)
-        s = head(&sc, m, h, st, all, logits, next);
+    if (s == WK_OK && (s = wm_track(&sc, WK_OK, &x)) == WK_OK)
+        s = head(&sc, m, x, st, all, logits, next);
     else
-        wk_tensor_release(h);
+        wk_tensor_release(x);
     wm_scope_end(&sc);
     return s;
 }

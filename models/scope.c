@@ -32,17 +32,20 @@ wk_status wm_track(wm_scope *sc, wk_status s, wk_tensor **out)
     return WK_OK;
 }
 
+wk_status wm_linear_ex(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_linear_params *p,
+                       wk_tensor **out)
+{
+    wk_tensor *w = NULL; /* a float weight back in (out, in) form: a view */
+    if (!wk_dtype_is_quantized(wk_tensor_dtype(wt)))
+        WM_TRACK(sc, &w, wk_transpose(wt, 0, 1, &w));
+    WM_TRACK(sc, out, wk_linear(x, w ? w : wt, p, out));
+    return WK_OK;
+}
+
 wk_status wm_linear(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_tensor *b, wk_tensor **out)
 {
-    bool blocks = wk_dtype_is_quantized(wk_tensor_dtype(wt));
-    if (!b) {
-        WM_TRACK(sc, out, blocks ? wk_matmul_q(x, wt, out) : wk_matmul(x, wt, out));
-        return WK_OK;
-    }
-    wk_tensor *y = NULL;
-    WM_TRACK(sc, &y, blocks ? wk_matmul_q(x, wt, &y) : wk_matmul(x, wt, &y));
-    WM_TRACK(sc, out, wk_binary(WK_BINARY_ADD, y, b, out));
-    return WK_OK;
+    const wk_linear_params p = {.bias = b};
+    return wm_linear_ex(sc, x, wt, &p, out);
 }
 
 wk_status wm_join_heads(wm_scope *sc, const wk_tensor *a, wk_tensor **out)

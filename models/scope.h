@@ -33,8 +33,11 @@ void wm_scope_end(wm_scope *sc);
 wk_status wm_track(wm_scope *sc, wk_status s, wk_tensor **out);
 #define WM_TRACK(sc, out, call) WM_TRY(wm_track((sc), (call), (out)))
 /* x W^T (+ b when b is not NULL), with wt the (in, out) view of the file's (out, in) weight, or that (out, in) weight
- * itself when it is block-quantized (wk_matmul_q). */
+ * itself when it is block-quantized. */
 wk_status wm_linear(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_tensor *b, wk_tensor **out);
+/* wk_linear of x and the weight wt (as wm_linear takes it) with p's steps (norm, bias, gated unit, residual). */
+wk_status wm_linear_ex(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_linear_params *p,
+                       wk_tensor **out);
 
 /* The attention output a (B, heads, n, head_dim) as (B, n, heads * head_dim), contiguous (the next product's input). */
 wk_status wm_join_heads(wm_scope *sc, const wk_tensor *a, wk_tensor **out);

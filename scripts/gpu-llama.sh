@@ -46,14 +46,14 @@ if wanted wick; then
         printf '%s f16, WICK_LLAMA_GRAPH=0: ' "$(basename "$f")"
         WICK_LLAMA_GRAPH=0 timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --ids --device cuda:0 \
             --dtype f16 --warmup 2>&1 >/dev/null | tail -1
+        # the linear layers' steps as separate ops instead of the fused kernels (ops/linear.c)
+        printf '%s f16, WICK_LINEAR_FUSED=0: ' "$(basename "$f")"
+        WICK_LINEAR_FUSED=0 timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --ids \
+            --device cuda:0 --dtype f16 --warmup 2>&1 >/dev/null | tail -1
         case $f in *F16*) continue ;; esac
         # the one-row products with x unrounded (the vec kernel instead of the dot kernel: gpu/matmul_q.c)
         printf '%s f16, WICK_GPU_MATMUL_Q=f32: ' "$(basename "$f")"
         WICK_GPU_MATMUL_Q=f32 timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --ids --device cuda:0 \
-            --dtype f16 --warmup 2>&1 >/dev/null | tail -1
-        # a quantized file with its matrices dequantized at load instead of wk_matmul_q
-        printf '%s f16, WICK_LLAMA_QUANT=0: ' "$(basename "$f")"
-        WICK_LLAMA_QUANT=0 timeout 200 "$BUILD/wick" generate "$f" --prompt-ids "$prompt" -n 128 --ids --device cuda:0 \
             --dtype f16 --warmup 2>&1 >/dev/null | tail -1
     done
 fi

@@ -115,6 +115,18 @@ typedef struct wk_kv_write {
     int64_t block_size; /* paged: the pools' dim 2; 0 otherwise */
 } wk_kv_write;
 
+/* linear (wk_linear, one row of x): x (1, K) contiguous f32/f16/bf16; w (N, K) of x's dtype with unit stride along K
+ * and rows ld elements apart, or block-quantized and contiguous; norm (K), bias (N) contiguous of x's dtype or NULL;
+ * glu: N even, out's last dim N / 2; residual of out's shape, contiguous, or NULL; out (1, N or N / 2) contiguous.
+ * N, K >= 1, eps finite and >= 0. */
+typedef struct wk_linear_job {
+    const wk_tensor *x, *w, *norm, *bias, *residual;
+    wk_tensor *out;
+    double eps;
+    bool glu;
+    wk_glu_kind glu_kind;
+} wk_linear_job;
+
 /* Collectives (ops/comm.c validates: ranks, roots, dtypes, counts; buffers contiguous, writable, disjoint).
  * count: elements of one rank's block: all_reduce, broadcast, reduce, send, recv: the whole tensor;
  * all_gather: the input (the output holds size * count); reduce_scatter: the output (the input holds
@@ -361,6 +373,9 @@ struct wk_backend {
     /* x (M, K) contiguous f32/f16/bf16, w (N, K) contiguous of a block-quantized dtype, out (M, N) contiguous of x's
      * dtype; M, N, K >= 1: out = x @ w^T with w's values as wk_q_value gives them, f32 products and sums. */
     wk_status (*matmul_q)(const wk_tensor *x, const wk_tensor *w, wk_tensor *out);
+    /* Optional: the steps of wk_linear in one pass (the job's rules above). WK_ERR_UNSUPPORTED (no message) where
+     * the backend does not fuse this call: ops/linear.c then runs the steps as the separate ops. */
+    wk_status (*linear)(const wk_linear_job *j);
 
     /* ---- communicators (optional): NULL when the backend has none */
     const wk_comm_backend *comm;

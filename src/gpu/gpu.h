@@ -239,5 +239,14 @@ wk_status wk_gpu_dequantize(const wk_tensor *x, wk_tensor *out);
 wk_status wk_gpu_quantize(const wk_tensor *x, wk_tensor *out);
 /* matmul_q.c */
 wk_status wk_gpu_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor *out);
+/* wk_linear's fused kernels (linear.c): one row of x (1, K) by w (N, K) with e's steps into out; WK_ERR_UNSUPPORTED
+ * (no message) where the kernel does not take the call. matmul.c: w of x's dtype, rows ldw elements apart (the
+ * mat-vec kernel); matmul_q.c: w block-quantized and contiguous (the integer dot kernel). */
+wk_status wk_gpu_gemv_fused(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, const wk_gpu_linear_epi *e,
+                            wk_tensor *out);
+wk_status wk_gpu_matmul_q_fused(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, const wk_gpu_linear_epi *e,
+                                wk_tensor *out);
+/* linear.c */
+wk_status wk_gpu_linear(const wk_linear_job *j);
 
 #endif

@@ -192,33 +192,49 @@ static bool gemv_on(void)
     return s == 1;
 }
 
-/* out = a b through the mat-vec kernel when it takes it: f16/bf16/f32, one row of a in all, b one matrix (its batch
- * dims broadcast) stored by columns (b = w^T), 16-byte aligned rows; WK_ERR_UNSUPPORTED otherwise. */
-static wk_status gemv(wk_gpu_dev *d, const wk_tensor *a, const wk_tensor *b, wk_tensor *out)
+/* The mat-vec kernel: out (N values, or half with a gated unit) = x (K values) . w (N rows ldw apart) with e's steps;
+ * WK_ERR_UNSUPPORTED where its rules fail (K a multiple of a vector, 16-byte aligned rows, x and norm). */
+static wk_status gemv_launch(wk_gpu_dev *d, wk_dtype dt, const void *w, const void *x, void *out, int64_t n, int64_t k,
+                             int64_t ldw, const wk_gpu_linear_epi *e)
 {
-    int nb = out->rank - 2;
-    int64_t n = out->shape[nb + 1], k = a->shape[nb + 1], M = 0, ldx = 0, es = (int64_t)wk_dtype_size(out->dtype);
-    if (!gemv_on() || (out->dtype != WK_F16 && out->dtype != WK_BF16 && out->dtype != WK_F32))
+    int64_t es = (int64_t)wk_dtype_size(dt);
+    if (!gemv_on() || (dt != WK_F16 && dt != WK_BF16 && dt != WK_F32) || ldw < k || n < 1 || k < 1)
         return WK_ERR_UNSUPPORTED;
-    for (int i = 0; i < nb; i++) /* b broadcast over the batch, whose rows are all a's */
-        if ((b->shape[i] != 1 && b->strides[i] != 0) || a->shape[i] != out->shape[i])
-            return WK_ERR_UNSUPPORTED;
-    int64_t ldw = b->strides[nb + 1];
-    if (!rows_of(a, nb, &M, &ldx) || M != 1 || (k > 1 && b->strides[nb] != 1) || ldw < k || n < 1 || k < 1)
+    if (k % (16 / es) != 0 || (ldw * es) % 16 != 0 || ((uintptr_t)w | (uintptr_t)x | (uintptr_t)e->norm) % 16)
         return WK_ERR_UNSUPPORTED;
-    const void *w = wk_tensor_data(b), *x = wk_tensor_data(a);
-    if (k % (16 / es) != 0 || (ldw * es) % 16 != 0 || ((uintptr_t)w | (uintptr_t)x) % 16)
-        return WK_ERR_UNSUPPORTED;
-    int rs = n >= 4096 ? 1 : 0, ws = wk_gpu_width_slot(d); /* two rows of w a group when there are many */
-    int64_t lpr = wk_gpu_logical_warp(d), groups = (n + rs) / (rs + 1);
+    int rs = e->glu || n >= 4096 ? 1 : 0, ws = wk_gpu_width_slot(d); /* two rows of w a group when there are many */
+    int64_t lpr = wk_gpu_logical_warp(d), groups = e->glu ? e->half : (n + rs) / (rs + 1);
     while (lpr > 1 && lpr / 2 >= k / (16 / es)) /* a short row: fewer lanes to it */
         lpr /= 2;
     int64_t blocks = (groups * lpr + GV_BLOCK - 1) / GV_BLOCK;
     if (blocks > 0x7fffffff)
         return WK_ERR_UNSUPPORTED;
-    wk_gpu_gemv_args p = {.w = w, .x = x, .out = wk_tensor_data(out), .N = n, .K = k, .ldw = ldw, .lpr = lpr};
+    wk_gpu_gemv_args p = {.w = w, .x = x, .out = out, .N = n, .K = k, .ldw = ldw, .lpr = lpr, .epi = *e};
     wk_gpu_dim grid = {(unsigned)blocks, 1, 1}, block = {GV_BLOCK, 1, 1};
-    return WK_GPU_LAUNCH(d, gemv, out->dtype, rs, ws, grid, block, 0, p);
+    return WK_GPU_LAUNCH(d, gemv, dt, rs, ws, grid, block, 0, p);
+}
+
+wk_status wk_gpu_gemv_fused(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, const wk_gpu_linear_epi *e,
+                            wk_tensor *out)
+{
+    return gemv_launch(d, x->dtype, wk_tensor_data(w), wk_tensor_data(x), wk_tensor_data(out), w->shape[0],
+                       w->shape[1], w->strides[0], e);
+}
+
+/* out = a b through the mat-vec kernel when it takes it: one row of a in all, b one matrix (its batch dims
+ * broadcast) stored by columns (b = w^T); WK_ERR_UNSUPPORTED otherwise. */
+static wk_status gemv(wk_gpu_dev *d, const wk_tensor *a, const wk_tensor *b, wk_tensor *out)
+{
+    int nb = out->rank - 2;
+    int64_t n = out->shape[nb + 1], k = a->shape[nb + 1], M = 0, ldx = 0;
+    for (int i = 0; i < nb; i++) /* b broadcast over the batch, whose rows are all a's */
+        if ((b->shape[i] != 1 && b->strides[i] != 0) || a->shape[i] != out->shape[i])
+            return WK_ERR_UNSUPPORTED;
+    if (!rows_of(a, nb, &M, &ldx) || M != 1 || (k > 1 && b->strides[nb] != 1))
+        return WK_ERR_UNSUPPORTED;
+    const wk_gpu_linear_epi none = {0};
+    return gemv_launch(d, out->dtype, wk_tensor_data(b), wk_tensor_data(a), wk_tensor_data(out), n, k,
+                       b->strides[nb + 1], &none);
 }
 
 wk_status wk_gpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, wk_tensor *out)

@@ -125,6 +125,24 @@ static wk_status few_rows(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w,
     return mode() == MODE_F32 ? vec(d, x, w, out) : dot(d, x, w, out);
 }
 
+wk_status wk_gpu_matmul_q_fused(wk_gpu_dev *d, const wk_tensor *x, const wk_tensor *w, const wk_gpu_linear_epi *e,
+                                wk_tensor *out)
+{
+    int qi = (int)w->dtype - WK_Q4_0;
+    int64_t K = x->shape[1], bs = wk_dtype_block_size(w->dtype);
+    if ((qi != WK_QI_Q4_0 && qi != WK_QI_Q8_0 && qi != WK_QI_Q4_K && qi != WK_QI_Q6_K) || mode() != MODE_DOT ||
+        x->shape[0] != 1 || K > MQD_MAX_K ||
+        ((uintptr_t)wk_tensor_data(x) | (uintptr_t)wk_tensor_data(w) | (uintptr_t)e->norm) % 16 != 0)
+        return WK_ERR_UNSUPPORTED;
+    wk_gpu_matmul_q_args q = args_of(x, w, out);
+    q.epi = *e;
+    q.lpr = lanes_per_row(d, K / bs * (bs == WK_QK ? 1 : 4)); /* slices a row */
+    wk_gpu_dim grid = {0, 1, 1}, block = {MQD_BLOCK, 1, 1};
+    WK_TRY(blocks_of(e->glu ? e->half : q.N, e->glu ? 1 : MQD_ROWS, q.lpr, MQD_BLOCK, &grid.x));
+    return WK_GPU_LAUNCH(d, matmul_q_dot_1, qi, x->dtype, wk_gpu_width_slot(d), grid, block,
+                         (size_t)(K + K / WK_QK * 8), q);
+}
+
 /* Rows [n0, n0 + nc) of w dequantized into scratch (nc, K) of x's dtype, then out[:, n0 .. n0 + nc) = x scratch^T. */
 static wk_status slice(wk_gpu_dev *d, const wk_gpu_blas *blas, const wk_tensor *x, const wk_tensor *w, wk_tensor *out,
                        int64_t n0, int64_t nc, void *scratch)

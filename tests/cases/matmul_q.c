@@ -12,9 +12,10 @@
  * most d / 2 per value, uniform over [-d/2, d/2] for random inputs (variance d^2 / 12, independent between values);
  * the integer dots add none and the f32 sums of block partials no more than the f32 path does. The product's error
  * W e then has expected square sum_n sum_k w_nk^2 d_k^2 / 12, and the case passes within the dtype's tolerance plus 6
- * times its square root relative to |y|: ||W e||^2 is about that expectation times a chi-square of N degrees / N, so
- * even at N = 1 the odds of failing by luck are 2e-9 (|Z| > 6), while a wrong scale on one sub-block of 8 (about 0.35
- * relative) is 15 times over. For the table's x uniform in [-2, 2) that is about 2.4e-2 in f32 (typical error 4e-3). */
+ * times its square root relative to |y| (quant_ref.c wkt_q_int8_tolerance): ||W e||^2 is about that expectation times
+ * a chi-square of N degrees / N, so even at N = 1 the odds of failing by luck are 2e-9 (|Z| > 6), while a wrong scale
+ * on one sub-block of 8 (about 0.35 relative) is 15 times over. For the table's x uniform in [-2, 2) that is about
+ * 2.4e-2 in f32 (typical error 4e-3). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,45 +40,6 @@ static void reference(int qi, const uint8_t *blocks, int64_t off, const double *
                 acc += xv[m * K + k] * wv[n * K + k];
             want[m * N + n] = acc;
         }
-}
-
-/* The values of x's blocks that this case rounds to 8 bits together, or 0 on a float path: the CPU's integer dots
- * (cpu/matmul_q_dot.c: blocks of the type's size) up to 8 rows, unless WICK_CPU_MATMUL_Q=f32 keeps the CPU on the
- * float path (then f32's tolerance holds); a GPU's dot kernels for Q4_0, Q8_0, Q4_K and Q6_K up to 8 rows
- * (gpu/matmul_q.c: blocks of 32), unless WICK_GPU_MATMUL_Q=f32. */
-static int64_t int8_block(wk_device *dev, int qi, int64_t M)
-{
-    static const bool has_dot[WKT_NQT] = {1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0};
-    bool cpu = strcmp(wk_device_name(dev), "cpu") == 0;
-    const char *mode = getenv(cpu ? "WICK_CPU_MATMUL_Q" : "WICK_GPU_MATMUL_Q");
-    if (mode && strcmp(mode, "f32") == 0)
-        return 0;
-    wk_dtype t = (wk_dtype)(WK_Q4_0 + qi);
-    if (cpu)
-        return M <= 8 && has_dot[qi] ? wkt_qblock[qi] : 0;
-    return M <= 8 && (t == WK_Q4_0 || t == WK_Q8_0 || t == WK_Q4_K || t == WK_Q6_K) ? 32 : 0;
-}
-
-/* The 8-bit path's tolerance (the file's comment): the dtype's, plus 6 * sqrt(sum w^2 d^2 / 12) / |want|, d the
- * rounding step of x's block (of bs values) holding each value. */
-static double int8_tolerance(wk_dtype dt, int64_t bs, const double *xv, const double *wv, const double *want,
-                             int64_t M, int64_t N, int64_t K)
-{
-    double var = 0, norm2 = 0;
-    for (int64_t i = 0; i < M * N; i++)
-        norm2 += want[i] * want[i];
-    for (int64_t m = 0; m < M; m++)
-        for (int64_t k0 = 0; k0 < K; k0 += bs) {
-            double amax = 0;
-            for (int64_t k = k0; k < k0 + bs; k++)
-                amax = fmax(amax, fabs(xv[m * K + k]));
-            double d = amax / 127, w2 = 0;
-            for (int64_t n = 0; n < N; n++)
-                for (int64_t k = k0; k < k0 + bs; k++)
-                    w2 += wv[n * K + k] * wv[n * K + k];
-            var += w2 * d * d / 12;
-        }
-    return wkt_tol(dt, WKT_TOL_MATMUL) + (norm2 > 0 ? 6 * sqrt(var / norm2) : 0);
 }
 
 static void run(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
@@ -110,8 +72,9 @@ static void run(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
         goto done;
     }
     reference(qi, blocks, narrow ? 1 : 0, xv, M, N, K, wv, want);
-    int64_t xbs = int8_block(dev, qi, M);
-    double tol = xbs ? int8_tolerance(c->dtype, xbs, xv, wv, want, M, N, K) : wkt_tol(c->dtype, WKT_TOL_MATMUL);
+    int64_t xbs = wkt_q_int8_block(dev, qi, M);
+    double tol = xbs ? wkt_q_int8_tolerance(c->dtype, xbs, xv, wv, want, M, N, K)
+                     : wkt_tol(c->dtype, WKT_TOL_MATMUL);
     wkt_compare(c->dtype, got, want, M * N, tol, false, r);
 done:
     free(blocks), free(wv), free(want), free(xv), free(got);

@@ -1,5 +1,8 @@
 /* quant_ref.c: the plain float64 decoding of GGML's block layouts that the 'quant' and 'matmul_q' cases check against
- * (written from the GGUF layouts, never the backends' code), and random blocks to decode. */
+ * (written from the GGUF layouts, never the backends' code), random blocks to decode, and the 8-bit path's tolerance
+ * (matmul_q.c, linear.c). */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "quant_ref.h"
@@ -88,3 +91,41 @@ void wkt_q_random_blocks(int qi, int64_t nblocks, wkt_rng *rng, uint8_t *p, doub
     }
 }
 
+/* The values of x's blocks that this case rounds to 8 bits together, or 0 on a float path: the CPU's integer dots
+ * (cpu/matmul_q_dot.c: blocks of the type's size) up to 8 rows, unless WICK_CPU_MATMUL_Q=f32 keeps the CPU on the
+ * float path (then f32's tolerance holds); a GPU's dot kernels for Q4_0, Q8_0, Q4_K and Q6_K up to 8 rows
+ * (gpu/matmul_q.c: blocks of 32), unless WICK_GPU_MATMUL_Q=f32. */
+int64_t wkt_q_int8_block(wk_device *dev, int qi, int64_t M)
+{
+    static const bool has_dot[WKT_NQT] = {1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0};
+    bool cpu = strcmp(wk_device_name(dev), "cpu") == 0;
+    const char *mode = getenv(cpu ? "WICK_CPU_MATMUL_Q" : "WICK_GPU_MATMUL_Q");
+    if (mode && strcmp(mode, "f32") == 0)
+        return 0;
+    wk_dtype t = (wk_dtype)(WK_Q4_0 + qi);
+    if (cpu)
+        return M <= 8 && has_dot[qi] ? wkt_qblock[qi] : 0;
+    return M <= 8 && (t == WK_Q4_0 || t == WK_Q8_0 || t == WK_Q4_K || t == WK_Q6_K) ? 32 : 0;
+}
+
+/* The 8-bit path's tolerance (matmul_q.c's comment): the dtype's, plus 6 * sqrt(sum w^2 d^2 / 12) / |want|, d the
+ * rounding step of x's block (of bs values) holding each value. */
+double wkt_q_int8_tolerance(wk_dtype dt, int64_t bs, const double *xv, const double *wv, const double *want,
+                             int64_t M, int64_t N, int64_t K)
+{
+    double var = 0, norm2 = 0;
+    for (int64_t i = 0; i < M * N; i++)
+        norm2 += want[i] * want[i];
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t k0 = 0; k0 < K; k0 += bs) {
+            double amax = 0;
+            for (int64_t k = k0; k < k0 + bs; k++)
+                amax = fmax(amax, fabs(xv[m * K + k]));
+            double d = amax / 127, w2 = 0;
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t k = k0; k < k0 + bs; k++)
+                    w2 += wv[n * K + k] * wv[n * K + k];
+            var += w2 * d * d / 12;
+        }
+    return wkt_tol(dt, WKT_TOL_MATMUL) + (norm2 > 0 ? 6 * sqrt(var / norm2) : 0);
+}

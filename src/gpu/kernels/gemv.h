@@ -6,6 +6,7 @@
 #define WK_GPU_KERNELS_GEMV_H
 
 #include "entries.h"
+#include "linear.h"
 
 #define GV_BLOCK 256 /* threads a block */
 
@@ -16,6 +17,7 @@ typedef struct wk_gpu_gemv_args {
     int64_t N, K;    /* K a multiple of the elements in 16 bytes */
     int64_t ldw;
     int64_t lpr;     /* lanes a group of rows of w (a power of two, at most the logical warp) */
+    wk_gpu_linear_epi epi; /* wk_linear's steps around the product (glu: the two-row variant); zero: none */
 } wk_gpu_gemv_args;
 
 /* f16, bf16, f32 (slots as wk_dtype's). */

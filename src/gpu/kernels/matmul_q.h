@@ -6,6 +6,7 @@
 #ifndef WK_GPU_KERNELS_MATMUL_Q_H
 #define WK_GPU_KERNELS_MATMUL_Q_H
 
+#include "linear.h"
 #include "quant.h"
 
 #define MQ_BLOCK 256      /* threads a block: MQ_BLOCK / LW rows of w */
@@ -20,6 +21,7 @@ typedef struct wk_gpu_matmul_q_args {
     int64_t kc;        /* gemv: x's columns staged a pass: a multiple of 256 (whole blocks of every type), or K */
     int64_t lpr;       /* vec, dot: lanes a group of rows of w (a power of two, at most the logical warp) */
     void *xq;          /* dot: x rounded (matmul_q_round): M * K bytes of q, then M * K / 32 (d, d * sum q) */
+    wk_gpu_linear_epi epi; /* dot: wk_linear's steps around the product (norm: matmul_q_dot_1 only); zero: none */
 } wk_gpu_matmul_q_args;
 
 /* vec: the rows of w a lane decodes together (x's values loaded once for all of them), by quant_blocks.h's index

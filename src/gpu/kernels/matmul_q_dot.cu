@@ -8,6 +8,7 @@
  * few float operations a block. x's rounded blocks come through L1, once for all the group's rows. A block of x
  * holding NaN or infinity (d = NaN) makes the products it meets NaN; a warp with a NaN product computes those again
  * in float, from x itself and w's values decoded by wk_q_value8: IEEE's rules, as the float kernels. */
+#include "linear.cuh"
 #include "matmul_q.cuh"
 #include "matmul_q_dot.h"
 
@@ -17,12 +18,22 @@
  * a block are adjacent lanes, and every lane takes part (the shuffles), i < n8 or not. A block holding NaN or
  * infinity gets q = 0 and d = NaN (its products are done in float from x). */
 template <class T>
-__device__ __forceinline__ void mqd_round8(const T *__restrict__ x, int64_t i, int64_t n8, uint32_t *xq, float2 *xds)
+__device__ __forceinline__ void mqd_round8(const T *__restrict__ x, int64_t i, int64_t n8, uint32_t *xq, float2 *xds,
+                                           const T *__restrict__ nw, float &ss)
 {
     float v[8];
-    if (i < n8)
+    if (i < n8) {
         mqv_x8(x + i * 8, v);
-    else
+        if (nw) { /* wk_linear's norm: x times its weights, and the squares of x summed */
+            float n[8];
+            mqv_x8(nw + i * 8, n);
+#pragma unroll
+            for (int t = 0; t < 8; t++) {
+                ss = fmaf(v[t], v[t], ss);
+                v[t] *= n[t];
+            }
+        }
+    } else
 #pragma unroll
         for (int t = 0; t < 8; t++)
             v[t] = 0.0f;
@@ -74,7 +85,8 @@ template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_ro
 {
     const int64_t n8 = p.M * p.K / 8, i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t *xq = (uint32_t *)p.xq;
-    mqd_round8((const T *)p.x, i, n8, xq, (float2 *)(xq + 2 * n8));
+    float ss = 0.0f;
+    mqd_round8((const T *)p.x, i, n8, xq, (float2 *)(xq + 2 * n8), (const T *)nullptr, ss);
 }
 
 /* A slice: S of them a block of w; NW words of registers (Q4_K: the 16-byte head, then the 32 bytes of quants;
@@ -144,19 +156,22 @@ template <int QI> __device__ __forceinline__ int mqd_xfirst(int u, int c)
         return 8 * u + (QI == WK_QI_Q4_K ? 2 * c : 4 * (c >> 1));
 }
 
-/* Slice c of the block at b . x's values at xu (the block's first), in f32: for x's blocks holding NaN or infinity. */
-template <int QI, class T> __device__ float mqd_slice_f32(const uint8_t *b, int c, const T *xu)
+/* Slice c of the block at b . x's values at xu (the block's first; times the norm's weights at nu where nu is not
+ * NULL), in f32: for x's blocks holding NaN or infinity. */
+template <int QI, class T> __device__ float mqd_slice_f32(const uint8_t *b, int c, const T *xu, const T *nu)
 {
     float s = 0.0f;
 #pragma unroll
     for (int g = 0; g < mqd_slice<QI>::G; g++) {
         const int j = mqd_run8<QI>(c, g);
-        float v[8], xv[8];
+        float v[8], xv[8], n[8];
         wk_q_value8(QI, b, j, v);
         mqv_x8(xu + j, xv);
+        if (nu)
+            mqv_x8(nu + j, n);
 #pragma unroll
         for (int t = 0; t < 8; t++)
-            s = fmaf(v[t], xv[t], s);
+            s = fmaf(v[t], nu ? xv[t] * n[t] : xv[t], s);
     }
     return s;
 }
@@ -241,43 +256,59 @@ __device__ __forceinline__ float mqd_slice_dot(const uint32_t (&w)[mqd_slice<QI>
     }
 }
 
-/* The group's sums into out (rows row0 .. row0 + R of w; gl: the lane in its group); products that came out NaN (a
- * block of x holding NaN or infinity: d = NaN; or w's scale) are then computed again in float by the whole warp (the
- * reductions), from x itself. */
+/* The group's sums through wk_linear's epilogue into out (group grp's rows of w, lin_row; gl: the lane in its group;
+ * scale: the norm's factor, or 1). Products that came out NaN (a block of x holding NaN or infinity: d = NaN; or w's
+ * scale) are first computed again in float by the whole warp (the reductions), from x itself. */
 template <int qi, class T, int LW, int R, int MT>
-__device__ __forceinline__ void mqd_store(const wk_gpu_matmul_q_args &p, const float (&acc)[R][MT], int64_t row0,
-                                          int gl, int slices)
+__device__ __forceinline__ void mqd_store(const wk_gpu_matmul_q_args &p, const float (&acc)[R][MT], int64_t grp,
+                                          int gl, int slices, float scale)
 {
     constexpr int S = mqd_slice<qi>::S, UB = mqv_unit<qi>::UB, UE = mqv_unit<qi>::UE;
     const int lpr = (int)p.lpr, mt = (int)p.M;
-    const T *x = (const T *)p.x;
+    const T *x = (const T *)p.x, *nw = (const T *)p.epi.norm;
+    float y[R][MT];
     bool redo = false;
 #pragma unroll
     for (int r = 0; r < R; r++)
 #pragma unroll
         for (int m = 0; m < MT; m++) {
-            const float y = wk_group_reduce<LW>(acc[r][m], wk_op_sum(), lpr);
-            redo |= m < mt && y != y;
-            if (gl == 0 && m < mt && row0 + r < p.N)
-                wk_st((T *)p.out + m * p.N + row0 + r, y);
+            y[r][m] = wk_group_reduce<LW>(acc[r][m], wk_op_sum(), lpr);
+            redo |= m < mt && y[r][m] != y[r][m];
         }
     if (wk_warp_ballot<LW>(redo))
 #pragma unroll 1
         for (int r = 0; r < R; r++)
 #pragma unroll 1
             for (int m = 0; m < mt; m++) {
-                const uint8_t *wrow = (const uint8_t *)p.w + (row0 + r < p.N ? row0 + r : p.N - 1) * p.row_bytes;
+                const int64_t row = lin_row(p.epi, grp, r, R);
+                const uint8_t *wrow = (const uint8_t *)p.w + (row < p.N ? row : p.N - 1) * p.row_bytes;
                 float f = 0.0f;
-                for (int s = gl; s < slices; s += lpr)
-                    f += mqd_slice_f32<qi>(wrow + (int64_t)(s / S) * UB, s % S, x + m * p.K + (int64_t)(s / S) * UE);
+                for (int s = gl; s < slices; s += lpr) {
+                    const int64_t e0 = (int64_t)(s / S) * UE;
+                    f += mqd_slice_f32<qi>(wrow + (int64_t)(s / S) * UB, s % S, x + m * p.K + e0, nw ? nw + e0 : nw);
+                }
                 f = wk_group_reduce<LW>(f, wk_op_sum(), lpr);
-                T *o = (T *)p.out + m * p.N + row0 + r;
-                if (gl == 0 && row0 + r < p.N && wk_ld(o) != wk_ld(o)) /* the lane's own store, read back */
-                    wk_st(o, f);
+#pragma unroll
+                for (int rr = 0; rr < R; rr++) /* y[r][m] = f where it is NaN (no dynamic index: y stays in registers) */
+#pragma unroll
+                    for (int mm = 0; mm < MT; mm++)
+                        if (rr == r && mm == m && y[rr][mm] != y[rr][mm])
+                            y[rr][mm] = f;
             }
+    if (gl != 0)
+        return;
+#pragma unroll
+    for (int m = 0; m < MT; m++) {
+        float ym[R];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            ym[r] = y[r][m] * scale;
+        if (m < mt) /* the operands loaded here: held through the loop, they made the kernels spill */
+            lin_store<T, R>(p.epi, (T *)p.out, p.N, m, grp, ym, lin_load<T, R>(p.epi, p.N, m, grp));
+    }
 }
 
-/* Grid: ceil(N / MQD_ROWS) groups of lpr lanes, MQD_BLOCK threads a block; p.M <= MT. Lane l of a group takes
+/* Grid: ceil(N / MQD_ROWS) groups (a gated unit: N / 2) of lpr lanes, MQD_BLOCK threads a block; p.M <= MT. Lane l of a group takes
  * slices l, l + lpr, ... of its rows, UN of them in flight at one row of x (Q8_0: one, which measured faster). G: x
  * rounded in global memory by matmul_q_round (p.xq), else by each block into its shared memory (one row of x: K + K
  * / 32 * 8 bytes), which saves a launch. */
@@ -291,9 +322,10 @@ __device__ __forceinline__ void mqd_run(const wk_gpu_matmul_q_args &p)
     constexpr bool CL = qi != WK_QI_Q6_K;
     const int lpr = (int)p.lpr, gl = (int)threadIdx.x % lpr, mt = (int)p.M;
     const int slices = (int)(p.K / UE) * S, nb = (int)(p.K / WK_QK);
-    const int64_t row0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / lpr * R;
+    const int64_t grp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / lpr;
     const uint32_t *xq;
     const float2 *xds;
+    float scale = 1.0f;
     if constexpr (G) {
         xq = (const uint32_t *)p.xq;
         xds = (const float2 *)(xq + p.M * p.K / 4);
@@ -301,15 +333,36 @@ __device__ __forceinline__ void mqd_run(const wk_gpu_matmul_q_args &p)
         extern __shared__ float4 mq_smem[];
         uint32_t *sq = (uint32_t *)mq_smem;
         float2 *sds = (float2 *)(sq + 8 * nb);
+        __shared__ float part[MQD_BLOCK / 32]; /* the norm: each warp's sum of squares */
+        float ss = 0.0f;
         for (int base = 0; base < nb * 4; base += (int)blockDim.x)
-            mqd_round8((const T *)p.x, base + (int)threadIdx.x, nb * 4, sq, sds);
-        __syncthreads();
+            mqd_round8((const T *)p.x, base + (int)threadIdx.x, nb * 4, sq, sds, (const T *)p.epi.norm, ss);
+        if (p.epi.norm) {
+            for (int o = LW / 2; o > 0; o >>= 1)
+                ss += wk_lane_xor<LW>(ss, o);
+            if (threadIdx.x % LW == 0)
+                part[threadIdx.x / LW] = ss;
+        }
+        __syncthreads(); /* x rounded, and the warps' sums in part */
+        if (p.epi.norm) { /* the block's threads rounded x together: their sum is x's */
+            ss = 0.0f;
+            for (int k = 0; k < (int)blockDim.x / LW; k++)
+                ss += part[k];
+            scale = lin_norm_scale(p.epi, ss, p.K);
+        }
         xq = sq;
         xds = sds;
     }
     const uint8_t *wr[R];
     float acc[R][MT];
-    mq_rows(p, row0, wr, acc);
+#pragma unroll
+    for (int r = 0; r < R; r++) { /* rows past N read row N-1 (every lane takes part in the reductions) */
+        const int64_t row = lin_row(p.epi, grp, r, R);
+        wr[r] = (const uint8_t *)p.w + (row < p.N ? row : p.N - 1) * p.row_bytes;
+#pragma unroll
+        for (int m = 0; m < MT; m++)
+            acc[r][m] = 0.0f;
+    }
     for (int s0 = gl; s0 < slices; s0 += UN * lpr) {
         uint32_t w[UN][R][NW];
 #pragma unroll
@@ -335,7 +388,7 @@ __device__ __forceinline__ void mqd_run(const wk_gpu_matmul_q_args &p)
             }
         }
     }
-    mqd_store<qi, T, LW, R, MT>(p, acc, row0, gl, slices);
+    mqd_store<qi, T, LW, R, MT>(p, acc, grp, gl, slices, scale);
 }
 
 template <class QT, class T, int LW> __device__ __forceinline__ void matmul_q_dot_1_run(const wk_gpu_matmul_q_args &p)

@@ -2,6 +2,7 @@
  * leaky_relu_<sfx>, clamp_<sfx>, glu_<kind>_<sfx>. Same results as cpu/unary.c; contiguous aligned operands (glu:
  * aligned rows) move in 16-byte vectors. */
 #include "common.cuh"
+#include "activation.cuh"
 #include "unary.h"
 
 /* ---- the engine: out[i] = f(x[i]) over n elements, out contiguous */
@@ -60,32 +61,6 @@ template <> struct un_int<int64_t> { typedef uint64_t u; static constexpr bool i
 
 /* ---- the unary ops: float and double overloads (f16/bf16 take the float one), a template for ints */
 
-#define UN_GELU_K 0.79788456080286535588 /* sqrt(2/pi) */
-#define UN_SQRT1_2 0.70710678118654752440
-
-/* Through e = e^{-|x|} <= 1, so neither side overflows (cpu/vmath.h's wk_vsigmoidf). NaN gives NaN. */
-__device__ __forceinline__ float un_sigmoidf(float v)
-{
-    float e = expf(-fabsf(v));
-    float d = 1.0f / (1.0f + e);
-    return v < 0.0f ? e * d : d;
-}
-
-/* gelu(tanh) = x sigmoid(2z): sigmoid avoids the cancellation of 1 + tanh z for x < 0. For f32 the argument
- * 2z is computed in f64, as on the CPU: near x = -4 its rounding in f32 alone exceeds the f32 tolerance. */
-__device__ __forceinline__ float un_gelu_of(float v)
-{
-    return v * un_sigmoidf((float)(2.0 * UN_GELU_K * ((double)v + 0.044715 * (double)v * v * v)));
-}
-__device__ __forceinline__ double un_gelu_of(double v)
-{
-    double z2 = 2.0 * UN_GELU_K * (v + 0.044715 * v * v * v);
-    if (z2 >= 0)
-        return v / (1.0 + exp(-z2));
-    double e = exp(z2);
-    return v * e / (1.0 + e);
-}
-
 template <class C> __device__ __forceinline__ C un_relu6_of(C r) { return r < (C)0 ? (C)0 : r > (C)6 ? (C)6 : r; }
 
 #define UN_FLOAT_OP(name, ef, ed)                                                  \
@@ -101,11 +76,6 @@ UN_FLOAT_OP(tanh, tanhf(v), tanh(v))
 UN_FLOAT_OP(erf, erff(v), erf(v))
 UN_FLOAT_OP(recip, 1.0f / v, 1.0 / v)
 UN_FLOAT_OP(sqrt, sqrtf(v), sqrt(v))
-UN_FLOAT_OP(gelu, un_gelu_of(v), un_gelu_of(v))
-/* f32 (and f16/bf16) in f64 as on the CPU: erfc's argument and result keep the f32 tolerance near x = -4. */
-UN_FLOAT_OP(gelu_erf, (float)(0.5 * v * erfc(-(double)v * UN_SQRT1_2)), 0.5 * v * erfc(-v * UN_SQRT1_2))
-UN_FLOAT_OP(silu, v * un_sigmoidf(v), v / (1.0 + exp(-v))) /* silu(-inf) = NaN, as on the CPU */
-UN_FLOAT_OP(sigmoid, un_sigmoidf(v), 1.0 / (1.0 + exp(-v)))
 UN_FLOAT_OP(ceil, ceilf(v), ceil(v))
 UN_FLOAT_OP(floor, floorf(v), floor(v))
 UN_FLOAT_OP(round, rintf(v), rint(v)) /* half to even */
@@ -262,15 +232,6 @@ template <class T, class, int> __device__ __forceinline__ void leaky_relu_run(co
 /* ---- glu: out = f(a, b) over the halves a (p.x) and b (p.x2) of one input, both in layout p.lx. The activations
  * are the unary ops' own functors, so swiglu is silu(a) * b to the bit. */
 
-#define UN_GLU(name, expr)                                                                                        \
-    struct un_glu_##name {                                                                                        \
-        template <class C> __device__ __forceinline__ C operator()(C a, C b) const { return expr; }               \
-    };
-UN_GLU(sigmoid, a * un_sigmoid()(b))
-UN_GLU(swiglu, un_silu()(a) * b)
-UN_GLU(geglu, un_gelu_erf()(a) * b)
-UN_GLU(geglu_tanh, un_gelu()(a) * b)
-#undef UN_GLU
 
 /* The row path (p.hv > 0): vector v of out is vector c = v % hv of row r = v / hv of a and b; the host chose it
  * only where every such vector is aligned. Div divides by hv: wk_div32 below 2^31 vectors, else wk_div64. */

@@ -1,0 +1,194 @@
+/* linear.c: wk_linear, a linear layer with the norm before it and the bias, gated unit and residual after it: every
+ * operand checked once here, then the backend's linear slot where it fuses the call (one row of x, every operand
+ * contiguous), else the steps as the separate ops (wk_rms_norm, wk_matmul or wk_matmul_q, wk_binary, wk_glu).
+ * WICK_LINEAR_FUSED=0 never calls the slot (for comparisons). */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/common.h"
+
+/* A 1-D parameter (norm, bias) of n elements on x's device, in x's dtype; NULL passes. */
+static wk_status check_vector(const char *op, const char *name, const wk_tensor *x, const wk_tensor *t, int64_t n)
+{
+    char b1[200];
+    if (!t)
+        return WK_OK;
+    WK_TRY(wk_check_tensor(op, name, t));
+    WK_TRY(wk_check_same_device(op, x, t));
+    WK_TRY(wk_check_same_dtype(op, x, t));
+    if (t->rank != 1 || t->shape[0] != n)
+        return wk_error(WK_ERR_SHAPE, "%s: %s must be 1-D of %lld elements, got %s", op, name, (long long)n,
+                        wk_describe(b1, sizeof b1, t));
+    return WK_OK;
+}
+
+/* x and w as wk_matmul_q checks them (a float w of x's dtype too); the output's shape into shape. */
+static wk_status check_operands(const char *op, const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p,
+                                int64_t *shape)
+{
+    char b1[200], b2[200];
+    WK_TRY(wk_check_tensor(op, "x", x));
+    WK_TRY(wk_check_tensor_q(op, "w", w));
+    WK_TRY(wk_check_same_device(op, x, w));
+    if (x->dtype != WK_F32 && x->dtype != WK_F16 && x->dtype != WK_BF16)
+        return wk_error(WK_ERR_DTYPE, "%s: x %s: dtype not supported (f32, f16, bf16)", op,
+                        wk_describe(b1, sizeof b1, x));
+    if (!wk_dtype_is_quantized(w->dtype) && w->dtype != x->dtype)
+        return wk_error(WK_ERR_DTYPE, "%s: w %s must be of x's dtype %s or block-quantized", op,
+                        wk_describe(b1, sizeof b1, w), wk_dtype_name(x->dtype));
+    if (w->rank != 2)
+        return wk_error(WK_ERR_SHAPE, "%s: w %s must be a matrix (N, K)", op, wk_describe(b1, sizeof b1, w));
+    if (x->rank < 1 || x->shape[x->rank - 1] != w->shape[1])
+        return wk_error(WK_ERR_SHAPE, "%s: x %s must be (..., K) with K = w's columns, w %s", op,
+                        wk_describe(b1, sizeof b1, x), wk_describe(b2, sizeof b2, w));
+    int64_t N = w->shape[0];
+    if (p->glu && ((unsigned)p->glu_kind >= WK_GLU_COUNT))
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: glu_kind %d is not a wk_glu_kind", op, (int)p->glu_kind);
+    if (p->glu && N % 2 != 0)
+        return wk_error(WK_ERR_SHAPE, "%s: glu needs an even count of w's rows, got %s", op,
+                        wk_describe(b1, sizeof b1, w));
+    memcpy(shape, x->shape, sizeof(int64_t) * (size_t)x->rank);
+    shape[x->rank - 1] = p->glu ? N / 2 : N;
+    return WK_OK;
+}
+
+static wk_status check(const char *op, const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p,
+                       int64_t *shape)
+{
+    char b1[200];
+    WK_TRY(check_operands(op, x, w, p, shape));
+    if (p->norm && (!(p->eps >= 0) || isinf(p->eps)))
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: eps must be finite and >= 0, got %g", op, p->eps);
+    WK_TRY(check_vector(op, "norm", x, p->norm, w->shape[1]));
+    WK_TRY(check_vector(op, "bias", x, p->bias, w->shape[0]));
+    const wk_tensor *r = p->residual;
+    if (!r)
+        return WK_OK;
+    WK_TRY(wk_check_tensor(op, "residual", r));
+    WK_TRY(wk_check_same_device(op, x, r));
+    WK_TRY(wk_check_same_dtype(op, x, r));
+    if (r->rank != x->rank || memcmp(r->shape, shape, sizeof(int64_t) * (size_t)x->rank) != 0)
+        return wk_error(WK_ERR_SHAPE, "%s: residual %s must have the output's shape", op,
+                        wk_describe(b1, sizeof b1, r));
+    return WK_OK;
+}
+
+/* WICK_LINEAR_FUSED=0 turns the slot off; read once. */
+static bool fuse_on(void)
+{
+    static atomic_int state; /* 0: not read yet, 1: on, 2: off */
+    int v = atomic_load(&state);
+    if (v == 0) {
+        const char *e = getenv("WICK_LINEAR_FUSED");
+        v = e && strcmp(e, "0") == 0 ? 2 : 1;
+        atomic_store(&state, v);
+    }
+    return v == 1;
+}
+
+static bool unit_vector(const wk_tensor *t) { return !t || t->strides[0] == 1; }
+
+/* The backend's fused slot for one row of x with every operand laid out as it needs; WK_ERR_UNSUPPORTED where the
+ * call is not of that form or the backend does not take it. */
+static wk_status fused(const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p, wk_tensor *res)
+{
+    int64_t K = w->shape[1], one[2] = {1, K}, ostride[2] = {res->shape[res->rank - 1], 1};
+    const wk_backend *be = wk_be(x);
+    if (!be->linear || !fuse_on() || wk_tensor_numel(x) != K || !wk_tensor_is_contiguous(x) || !unit_vector(p->norm) ||
+        !unit_vector(p->bias) || (p->residual && !wk_tensor_is_contiguous(p->residual)))
+        return WK_ERR_UNSUPPORTED;
+    bool q = wk_dtype_is_quantized(w->dtype);
+    if ((q && !wk_tensor_is_contiguous(w)) || (!q && (w->strides[1] != 1 || w->strides[0] < K)))
+        return WK_ERR_UNSUPPORTED;
+    wk_tensor *x2 = NULL, *o2 = NULL, *r2 = NULL;
+    int64_t oshape[2] = {1, res->shape[res->rank - 1]};
+    wk_status s = wk_tensor_view(x, 2, one, (int64_t[]){K, 1}, x->offset, &x2);
+    if (s == WK_OK)
+        s = wk_tensor_view(res, 2, oshape, ostride, res->offset, &o2);
+    if (s == WK_OK && p->residual)
+        s = wk_tensor_view(p->residual, 2, oshape, ostride, p->residual->offset, &r2);
+    if (s == WK_OK) {
+        wk_linear_job j = {.x = x2, .w = w, .norm = p->norm, .bias = p->bias, .residual = r2, .out = o2,
+                           .eps = p->eps, .glu = p->glu, .glu_kind = p->glu_kind};
+        s = be->linear(&j);
+    }
+    wk_tensor_release(x2), wk_tensor_release(o2), wk_tensor_release(r2);
+    return s;
+}
+
+/* *t = f(*t) for one step of the composition: the step's result replaces *t (released) or s is returned. */
+#define STEP(t, call)                                                                                             \
+    do {                                                                                                          \
+        wk_tensor *next_ = NULL;                                                                                  \
+        s = (call);                                                                                               \
+        wk_tensor_release(t);                                                                                     \
+        t = next_;                                                                                                \
+        if (s != WK_OK)                                                                                           \
+            return s;                                                                                             \
+    } while (0)
+
+/* The steps as the separate ops, each rounding to x's dtype; *out new. */
+static wk_status composed(const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p, wk_tensor **out)
+{
+    wk_status s = WK_OK;
+    wk_tensor *h = NULL, *wt = NULL;
+    int64_t flat[2] = {1, w->shape[1]}; /* x as (M, K) */
+    for (int i = 0; i < x->rank - 1; i++)
+        flat[0] *= x->shape[i];
+    STEP(h, wk_reshape(x, 2, flat, &next_));
+    if (p->norm)
+        STEP(h, wk_rms_norm(h, p->norm, p->eps, &next_));
+    if (wk_dtype_is_quantized(w->dtype))
+        STEP(h, wk_matmul_q(h, w, &next_));
+    else {
+        s = wk_transpose(w, 0, 1, &wt);
+        if (s == WK_OK) {
+            wk_tensor *y = NULL;
+            s = wk_matmul(h, wt, &y);
+            wk_tensor_release(h);
+            h = y;
+        }
+        wk_tensor_release(wt);
+        if (s != WK_OK) {
+            wk_tensor_release(h);
+            return s;
+        }
+    }
+    if (p->bias)
+        STEP(h, wk_binary(WK_BINARY_ADD, h, p->bias, &next_));
+    if (p->glu)
+        STEP(h, wk_glu(p->glu_kind, h, &next_));
+    int64_t shape[WK_MAX_RANK];
+    memcpy(shape, x->shape, sizeof(int64_t) * (size_t)x->rank);
+    shape[x->rank - 1] = wk_tensor_shape(h)[1];
+    STEP(h, wk_reshape(h, x->rank, shape, &next_));
+    if (p->residual)
+        STEP(h, wk_binary(WK_BINARY_ADD, h, p->residual, &next_));
+    *out = h;
+    return WK_OK;
+}
+
+wk_status wk_linear(const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p, wk_tensor **out)
+{
+    static const char op[] = "linear";
+    const wk_linear_params none = {0};
+    p = p ? p : &none;
+    int64_t shape[WK_MAX_RANK];
+    WK_TRY(check(op, x, w, p, shape));
+    WK_TRY(wk_check_out(op, out));
+    if (w->shape[0] > 0 && w->shape[1] > 0 && wk_tensor_numel(x) == w->shape[1] && wk_be(x)->linear) {
+        wk_tensor *res = NULL;
+        WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, shape, &res));
+        wk_status s = fused(x, w, p, res);
+        if (s != WK_ERR_UNSUPPORTED)
+            return wk_finish(s, res, out);
+        wk_tensor_release(res);
+    }
+    wk_tensor *res = NULL;
+    wk_status s = composed(x, w, p, &res);
+    if (s == WK_OK)
+        *out = res;
+    return s;
+}
