@@ -281,3 +281,26 @@ wk_status wk_reduce_dims(const char *op, const wk_tensor *x, const int *dims, in
         reduced[d] = true;
     return WK_OK;
 }
+
+wk_status wk_check_linear_operands(const char *op, const wk_tensor *x, const wk_tensor *w, bool float_w)
+{
+    char b1[200], b2[200];
+    WK_TRY(wk_check_tensor(op, "x", x));
+    WK_TRY(wk_check_tensor_q(op, "w", w));
+    WK_TRY(wk_check_same_device(op, x, w));
+    if (x->dtype != WK_F32 && x->dtype != WK_F16 && x->dtype != WK_BF16)
+        return wk_error(WK_ERR_DTYPE, "%s: x %s: dtype not supported (f32, f16, bf16)", op,
+                        wk_describe(b1, sizeof b1, x));
+    if (float_w && !wk_dtype_is_quantized(w->dtype) && w->dtype != x->dtype)
+        return wk_error(WK_ERR_DTYPE, "%s: w %s must be of x's dtype %s or block-quantized", op,
+                        wk_describe(b1, sizeof b1, w), wk_dtype_name(x->dtype));
+    if (!float_w && !wk_dtype_is_quantized(w->dtype))
+        return wk_error(WK_ERR_DTYPE, "%s: w %s is not of a block-quantized dtype (wk_matmul multiplies float weights)",
+                        op, wk_describe(b1, sizeof b1, w));
+    if (w->rank != 2)
+        return wk_error(WK_ERR_SHAPE, "%s: w %s must be a matrix (N, K)", op, wk_describe(b1, sizeof b1, w));
+    if (x->rank < 1 || x->shape[x->rank - 1] != w->shape[1])
+        return wk_error(WK_ERR_SHAPE, "%s: x %s must be (..., K) with K = w's columns, w %s", op,
+                        wk_describe(b1, sizeof b1, x), wk_describe(b2, sizeof b2, w));
+    return WK_OK;
+}

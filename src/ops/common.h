@@ -36,6 +36,9 @@ wk_status wk_check_writable(const char *op, const wk_tensor *t);
  * change under it (a changing index could escape the range checked before the writes). */
 wk_status wk_check_no_alias(const char *op, const char *target_name, const wk_tensor *target, const char *name,
                             const wk_tensor *t);
+/* A linear layer's x (..., K) of f32/f16/bf16 and w (N, K) on x's device: w block-quantized, or also (float_w) of
+ * x's dtype (wk_matmul_q, wk_linear). */
+wk_status wk_check_linear_operands(const char *op, const wk_tensor *x, const wk_tensor *w, bool float_w);
 /* The backend has the slot (pass the slot pointer cast to const void *). */
 wk_status wk_check_slot(const char *op, const wk_tensor *t, const void *slot);
 #define WK_CHECK_SLOT(op, t, slot) wk_check_slot(op, t, (const void *)(uintptr_t)wk_be(t)->slot)

@@ -24,25 +24,12 @@ static wk_status check_vector(const char *op, const char *name, const wk_tensor 
     return WK_OK;
 }
 
-/* x and w as wk_matmul_q checks them (a float w of x's dtype too); the output's shape into shape. */
+/* x and w as wk_matmul_q checks them (a float w of x's dtype too), the gated unit; the output's shape into shape. */
 static wk_status check_operands(const char *op, const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p,
                                 int64_t *shape)
 {
-    char b1[200], b2[200];
-    WK_TRY(wk_check_tensor(op, "x", x));
-    WK_TRY(wk_check_tensor_q(op, "w", w));
-    WK_TRY(wk_check_same_device(op, x, w));
-    if (x->dtype != WK_F32 && x->dtype != WK_F16 && x->dtype != WK_BF16)
-        return wk_error(WK_ERR_DTYPE, "%s: x %s: dtype not supported (f32, f16, bf16)", op,
-                        wk_describe(b1, sizeof b1, x));
-    if (!wk_dtype_is_quantized(w->dtype) && w->dtype != x->dtype)
-        return wk_error(WK_ERR_DTYPE, "%s: w %s must be of x's dtype %s or block-quantized", op,
-                        wk_describe(b1, sizeof b1, w), wk_dtype_name(x->dtype));
-    if (w->rank != 2)
-        return wk_error(WK_ERR_SHAPE, "%s: w %s must be a matrix (N, K)", op, wk_describe(b1, sizeof b1, w));
-    if (x->rank < 1 || x->shape[x->rank - 1] != w->shape[1])
-        return wk_error(WK_ERR_SHAPE, "%s: x %s must be (..., K) with K = w's columns, w %s", op,
-                        wk_describe(b1, sizeof b1, x), wk_describe(b2, sizeof b2, w));
+    char b1[200];
+    WK_TRY(wk_check_linear_operands(op, x, w, true));
     int64_t N = w->shape[0];
     if (p->glu && ((unsigned)p->glu_kind >= WK_GLU_COUNT))
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: glu_kind %d is not a wk_glu_kind", op, (int)p->glu_kind);

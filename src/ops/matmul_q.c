@@ -2,26 +2,6 @@
  * the (..., N) output and hands the backend's matmul_q slot x as a contiguous (M, K) and w's blocks contiguous. */
 #include "ops/common.h"
 
-static wk_status check(const char *op, const wk_tensor *x, const wk_tensor *w)
-{
-    char b1[200], b2[200];
-    WK_TRY(wk_check_tensor(op, "x", x));
-    WK_TRY(wk_check_tensor_q(op, "w", w));
-    WK_TRY(wk_check_same_device(op, x, w));
-    if (x->dtype != WK_F32 && x->dtype != WK_F16 && x->dtype != WK_BF16)
-        return wk_error(WK_ERR_DTYPE, "%s: x %s: dtype not supported (f32, f16, bf16)", op,
-                        wk_describe(b1, sizeof b1, x));
-    if (!wk_dtype_is_quantized(w->dtype))
-        return wk_error(WK_ERR_DTYPE, "%s: w %s is not of a block-quantized dtype (wk_matmul multiplies float weights)",
-                        op, wk_describe(b1, sizeof b1, w));
-    if (w->rank != 2)
-        return wk_error(WK_ERR_SHAPE, "%s: w %s must be a matrix (N, K)", op, wk_describe(b1, sizeof b1, w));
-    if (x->rank < 1 || x->shape[x->rank - 1] != w->shape[1])
-        return wk_error(WK_ERR_SHAPE, "%s: x %s must be (..., K) with K = w's columns, w %s", op,
-                        wk_describe(b1, sizeof b1, x), wk_describe(b2, sizeof b2, w));
-    return WK_OK;
-}
-
 /* A 2-D view (rows, cols) of the contiguous t. */
 static wk_status matrix_view(const wk_tensor *t, int64_t rows, int64_t cols, wk_tensor **out)
 {
@@ -57,7 +37,7 @@ static wk_status run(const char *op, const wk_tensor *x, const wk_tensor *w, int
 wk_status wk_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor **out)
 {
     static const char op[] = "matmul_q";
-    WK_TRY(check(op, x, w));
+    WK_TRY(wk_check_linear_operands(op, x, w, false));
     WK_TRY(wk_check_out(op, out));
     WK_TRY(WK_CHECK_SLOT(op, x, matmul_q));
     int64_t shape[WK_MAX_RANK], K = w->shape[1], M = 1;
