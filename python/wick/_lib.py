@@ -48,6 +48,11 @@ class ConvParams(Structure):
                 ("output_padding", c_int64 * 2), ("groups", c_int64)]
 
 
+class LinearParams(Structure):  # wk_linear_params
+    _fields_ = [("norm", c_void_p), ("eps", c_double), ("bias", c_void_p), ("glu", c_bool), ("glu_kind", c_int),
+                ("residual", c_void_p)]
+
+
 class PoolParams(Structure):
     _fields_ = [("kernel", c_int64 * 2), ("stride", c_int64 * 2), ("padding", c_int64 * 2),
                 ("ceil_mode", c_bool), ("count_include_pad", c_bool)]
@@ -106,6 +111,7 @@ _PROTOTYPES = {
     "wk_dequantize": (S, [P, c_int, PP]),
     "wk_quantize": (S, [P, c_int, PP]),
     "wk_matmul_q": (S, [P, P, PP]),
+    "wk_linear": (S, [P, P, POINTER(LinearParams), PP]),
     "wk_index_select_dequant": (S, [P, P, c_int, PP]),
     "wk_device_get": (S, [c_char_p, PP]),
     "wk_device_name": (c_char_p, [P]),

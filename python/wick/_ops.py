@@ -5,7 +5,7 @@ from ctypes import byref
 
 import numpy as np
 
-from ._lib import PoolParams, device as _device, i64_array, lib, out
+from ._lib import LinearParams, PoolParams, device as _device, i64_array, lib, out
 from ._tensor import Tensor, call, dtype_code, from_numpy, take
 
 
@@ -201,6 +201,18 @@ def dequantize(x, dtype="f32"):
 def matmul_q(x, w):
     """x (..., K) f32/f16/bf16 @ w^T with w (N, K) block-quantized: a linear layer on GGUF weights, in x's dtype."""
     return call("matmul_q", _t(x), w)
+
+
+def linear(x, w, norm=None, eps=1e-6, bias=None, glu=None, residual=None):
+    """wk_linear: residual + glu(rms_norm(x, norm, eps) @ w^T + bias), each step optional (None: left out); w (N, K)
+    of x's dtype or block-quantized; glu one of GLU, over the product's halves. One kernel for one row of x on a GPU."""
+    if glu is not None and glu not in GLU:
+        raise ValueError(f"glu kind {glu!r}: one of {GLU}")
+    x = _t(x)
+    norm, bias, residual = _t(norm, x), _t(bias, x), _t(residual, x)  # held here while the call runs
+    p = LinearParams(norm=norm and norm._h, eps=float(eps), bias=bias and bias._h, glu=glu is not None,
+                     glu_kind=GLU.index(glu) if glu is not None else 0, residual=residual and residual._h)
+    return call("linear", x, _t(w, x), byref(p))
 
 
 def quantize(x, qtype):

@@ -184,6 +184,37 @@ def test_add_rms_norm():
            "add_rms_norm")
 
 
+def test_linear():
+    """wk_linear against numpy: the norm, the product, a bias, each gated unit and a residual; on a GPU one row of x
+    takes the fused kernel (test_gpu), here the composed ops; errors."""
+    gates = {"glu": lambda a, b: a / (1 + np.exp(-b)), "swiglu": lambda a, b: a / (1 + np.exp(-a)) * b,
+             "geglu": lambda a, b: 0.5 * a * np.vectorize(math.erfc)(-a / math.sqrt(2)) * b,
+             "geglu_tanh": lambda a, b: 0.5 * a * (1 + np.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a ** 3))) * b}
+    for dt in ("f32", "bf16"):
+        for gate, ref in gates.items():
+            x, xv = rand((3, 32), dt)
+            w, wv = rand((10, 32), dt, -0.5, 0.5)
+            n, nv = rand((32,), dt, 0.5, 1.5)
+            b, bv = rand((10,), dt)
+            r, rv = rand((3, 5), dt)
+            got = wick.linear(x, w, norm=n, eps=1e-5, bias=b, glu=gate, residual=r)
+            y = (xv / np.sqrt((xv ** 2).mean(-1, keepdims=True) + 1e-5) * nv) @ wv.T + bv
+            tol = (1e-5, 1e-5) if dt == "f32" else (5e-2, 5e-2)
+            close(got, ref(y[:, :5], y[:, 5:]) + rv, dt, f"linear {dt} {gate}", tol)
+    x, xv = rand((2, 16))
+    w, wv = rand((4, 16))
+    close(wick.linear(x, w), xv @ wv.T, "f32", "linear plain")
+    raises("WK_ERR_SHAPE", lambda: wick.linear(x, wick.zeros((3, 16)), glu="swiglu"), "linear glu odd", "linear")
+    raises("WK_ERR_DTYPE", lambda: wick.linear(x, w.cast("f16")), "linear w dtype", "linear")
+    raises("WK_ERR_SHAPE", lambda: wick.linear(x, w, residual=wick.zeros((2, 3))), "linear residual", "linear")
+    raises("WK_ERR_INVALID_ARGUMENT", lambda: wick.linear(x, w, norm=wick.ones(16), eps=-1.0), "linear eps", "linear")
+    try:
+        wick.linear(x, w, glu="relu")
+        check(False, "linear: unknown gate accepted")
+    except ValueError:
+        check(True, "linear: unknown gate refused")
+
+
 def test_sort():
     for dt in ("f32", "i32"):
         x, xv = rand((4, 9), dt, -3, 3)  # rounded ints: ties, which a stable sort keeps in order
@@ -682,8 +713,8 @@ def test_readme(tmp):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="wick-py-")
-    tests = [test_unary, test_parametric, test_binary_compare_where, test_reductions, test_add_rms_norm, test_sort,
-             test_matmul, test_conv, test_pool_upsample, test_indexing, test_rope, test_views, test_creation,
+    tests = [test_unary, test_parametric, test_binary_compare_where, test_reductions, test_add_rms_norm, test_linear,
+             test_sort, test_matmul, test_conv, test_pool_upsample, test_indexing, test_rope, test_views, test_creation,
              test_copy_cast_cat, test_operators_and_properties, test_errors, test_numpy_round_trips,
              lambda: test_files(tmp), test_gpu, lambda: test_readme(tmp), lambda: test_pip_install(tmp)]
     try:
