@@ -288,8 +288,9 @@ __device__ __forceinline__ void mqd_store(const wk_gpu_matmul_q_args &p, const f
                     f += mqd_slice_f32<qi>(wrow + (int64_t)(s / S) * UB, s % S, x + m * p.K + e0, nw ? nw + e0 : nw);
                 }
                 f = wk_group_reduce<LW>(f, wk_op_sum(), lpr);
+                /* y[r][m] = f where it is NaN, without a dynamic index (y stays in registers) */
 #pragma unroll
-                for (int rr = 0; rr < R; rr++) /* y[r][m] = f where it is NaN (no dynamic index: y stays in registers) */
+                for (int rr = 0; rr < R; rr++)
 #pragma unroll
                     for (int mm = 0; mm < MT; mm++)
                         if (rr == r && mm == m && y[rr][mm] != y[rr][mm])
@@ -308,10 +309,10 @@ __device__ __forceinline__ void mqd_store(const wk_gpu_matmul_q_args &p, const f
     }
 }
 
-/* Grid: ceil(N / MQD_ROWS) groups (a gated unit: N / 2) of lpr lanes, MQD_BLOCK threads a block; p.M <= MT. Lane l of a group takes
- * slices l, l + lpr, ... of its rows, UN of them in flight at one row of x (Q8_0: one, which measured faster). G: x
- * rounded in global memory by matmul_q_round (p.xq), else by each block into its shared memory (one row of x: K + K
- * / 32 * 8 bytes), which saves a launch. */
+/* Grid: ceil(N / MQD_ROWS) groups (a gated unit: N / 2) of lpr lanes, MQD_BLOCK threads a block; p.M <= MT. Lane l of
+ * a group takes slices l, l + lpr, ... of its rows, UN of them in flight at one row of x (Q8_0: one, which measured
+ * faster). G: x rounded in global memory by matmul_q_round (p.xq), else by each block into its shared memory (one row
+ * of x: K + K / 32 * 8 bytes), which saves a launch. */
 template <class QT, class T, int LW, int MT, bool G>
 __device__ __forceinline__ void mqd_run(const wk_gpu_matmul_q_args &p)
 {
