@@ -210,8 +210,9 @@ def linear(x, w, norm=None, eps=1e-6, bias=None, glu=None, residual=None):
         raise ValueError(f"glu kind {glu!r}: one of {GLU}")
     x = _t(x)
     norm, bias, residual = _t(norm, x), _t(bias, x), _t(residual, x)  # held here while the call runs
-    p = LinearParams(norm=norm and norm._h, eps=float(eps), bias=bias and bias._h, glu=glu is not None,
-                     glu_kind=GLU.index(glu) if glu is not None else 0, residual=residual and residual._h)
+    h = [None if t is None else t._h for t in (norm, bias, residual)]  # (a Tensor's truth is its length)
+    p = LinearParams(norm=h[0], eps=float(eps), bias=h[1], glu=glu is not None,
+                     glu_kind=GLU.index(glu) if glu is not None else 0, residual=h[2])
     return call("linear", x, _t(w, x), byref(p))
 
 

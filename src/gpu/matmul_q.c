@@ -137,8 +137,10 @@ wk_status wk_gpu_matmul_q_fused(wk_gpu_dev *d, const wk_tensor *x, const wk_tens
     wk_gpu_matmul_q_args q = args_of(x, w, out);
     q.epi = *e;
     q.lpr = lanes_per_row(d, K / bs * (bs == WK_QK ? 1 : 4)); /* slices a row */
-    wk_gpu_dim grid = {0, 1, 1}, block = {MQD_BLOCK, 1, 1};
-    WK_TRY(blocks_of(e->glu ? e->half : q.N, e->glu ? 1 : MQD_ROWS, q.lpr, MQD_BLOCK, &grid.x));
+    int64_t blocks = cdiv((e->glu ? e->half : cdiv(q.N, MQD_ROWS)) * q.lpr, MQD_BLOCK);
+    if (blocks > 0x7fffffff)
+        return WK_ERR_UNSUPPORTED; /* past one launch: the composed ops (no message: the slot's contract) */
+    wk_gpu_dim grid = {(unsigned)blocks, 1, 1}, block = {MQD_BLOCK, 1, 1};
     return WK_GPU_LAUNCH(d, matmul_q_dot_1, qi, x->dtype, wk_gpu_width_slot(d), grid, block,
                          (size_t)(K + K / WK_QK * 8), q);
 }

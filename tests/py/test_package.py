@@ -185,8 +185,8 @@ def test_add_rms_norm():
 
 
 def test_linear():
-    """wk_linear against numpy: the norm, the product, a bias, each gated unit and a residual; on a GPU one row of x
-    takes the fused kernel (test_gpu), here the composed ops; errors."""
+    """wk_linear against numpy: the norm, the product, a bias, each gated unit and a residual (the composed ops; the
+    GPU's fused kernel is tests/cases/linear.c's), an x with no rows, errors."""
     gates = {"glu": lambda a, b: a / (1 + np.exp(-b)), "swiglu": lambda a, b: a / (1 + np.exp(-a)) * b,
              "geglu": lambda a, b: 0.5 * a * np.vectorize(math.erfc)(-a / math.sqrt(2)) * b,
              "geglu_tanh": lambda a, b: 0.5 * a * (1 + np.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a ** 3))) * b}
@@ -204,6 +204,9 @@ def test_linear():
     x, xv = rand((2, 16))
     w, wv = rand((4, 16))
     close(wick.linear(x, w), xv @ wv.T, "f32", "linear plain")
+    x0 = wick.zeros((0, 16))
+    got = wick.linear(x0, w, norm=wick.ones(16), glu="swiglu", residual=wick.zeros((0, 2)))
+    check(got.shape == (0, 2), f"linear with no rows of x: shape {got.shape}")
     raises("WK_ERR_SHAPE", lambda: wick.linear(x, wick.zeros((3, 16)), glu="swiglu"), "linear glu odd", "linear")
     raises("WK_ERR_DTYPE", lambda: wick.linear(x, w.cast("f16")), "linear w dtype", "linear")
     raises("WK_ERR_SHAPE", lambda: wick.linear(x, w, residual=wick.zeros((2, 3))), "linear residual", "linear")
