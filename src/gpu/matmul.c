@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/env.h"
 #include "gpu/gpu.h"
 
 /* One operand as the GEMM reads it: a batch of (rows x cols) matrices. */
@@ -182,14 +183,8 @@ static bool rows_of(const wk_tensor *a, int nb, int64_t *M, int64_t *ld)
 /* WICK_GPU_GEMV=0 turns the mat-vec kernel off; read once (every matmul asks). */
 static bool gemv_on(void)
 {
-    static atomic_int state; /* 0: not read yet, 1: on, 2: off */
-    int s = atomic_load(&state);
-    if (s == 0) {
-        const char *v = getenv("WICK_GPU_GEMV");
-        s = v && strcmp(v, "0") == 0 ? 2 : 1;
-        atomic_store(&state, s);
-    }
-    return s == 1;
+    static atomic_int state;
+    return wk_env_on("WICK_GPU_GEMV", &state);
 }
 
 /* The mat-vec kernel: out (N values, or half with a gated unit) = x (K values) . w (N rows ldw apart) with e's steps;

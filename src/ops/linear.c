@@ -3,10 +3,9 @@
  * contiguous), else the steps as the separate ops (wk_rms_norm, wk_matmul or wk_matmul_q, wk_binary, wk_glu).
  * WICK_LINEAR_FUSED=0 never calls the slot (for comparisons). */
 #include <math.h>
-#include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "core/env.h"
 #include "ops/common.h"
 
 /* A 1-D parameter (norm, bias) of n elements on x's device, in x's dtype; NULL passes. */
@@ -62,46 +61,53 @@ static wk_status check(const char *op, const wk_tensor *x, const wk_tensor *w, c
     return WK_OK;
 }
 
-/* WICK_LINEAR_FUSED=0 turns the slot off; read once. */
-static bool fuse_on(void)
-{
-    static atomic_int state; /* 0: not read yet, 1: on, 2: off */
-    int v = atomic_load(&state);
-    if (v == 0) {
-        const char *e = getenv("WICK_LINEAR_FUSED");
-        v = e && strcmp(e, "0") == 0 ? 2 : 1;
-        atomic_store(&state, v);
-    }
-    return v == 1;
-}
-
 static bool unit_vector(const wk_tensor *t) { return !t || t->strides[0] == 1; }
 
-/* The backend's fused slot for one row of x with every operand laid out as it needs; WK_ERR_UNSUPPORTED where the
- * call is not of that form or the backend does not take it. */
+/* Whether the call has the form the backend's fused slot takes: the slot present (and not turned off by
+ * WICK_LINEAR_FUSED=0), one row of x, every operand laid out as the slot's rules say (backend.h wk_linear_job). */
+static bool fusable(const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p)
+{
+    static atomic_int state;
+    int64_t N = w->shape[0], K = w->shape[1];
+    if (!wk_be(x)->linear || N == 0 || K == 0 || wk_tensor_numel(x) != K || !wk_env_on("WICK_LINEAR_FUSED", &state))
+        return false;
+    if (!wk_tensor_is_contiguous(x) || !unit_vector(p->norm) || !unit_vector(p->bias) ||
+        (p->residual && !wk_tensor_is_contiguous(p->residual)))
+        return false;
+    return wk_dtype_is_quantized(w->dtype) ? wk_tensor_is_contiguous(w) : w->strides[1] == 1 && w->strides[0] >= K;
+}
+
+/* The backend's fused slot on (1, K) and (1, N') views of x, out (res) and the residual; WK_ERR_UNSUPPORTED where
+ * the backend does not take the call after all. */
 static wk_status fused(const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p, wk_tensor *res)
 {
-    int64_t K = w->shape[1], one[2] = {1, K}, ostride[2] = {res->shape[res->rank - 1], 1};
-    const wk_backend *be = wk_be(x);
-    if (!be->linear || !fuse_on() || wk_tensor_numel(x) != K || !wk_tensor_is_contiguous(x) || !unit_vector(p->norm) ||
-        !unit_vector(p->bias) || (p->residual && !wk_tensor_is_contiguous(p->residual)))
-        return WK_ERR_UNSUPPORTED;
-    bool q = wk_dtype_is_quantized(w->dtype);
-    if ((q && !wk_tensor_is_contiguous(w)) || (!q && (w->strides[1] != 1 || w->strides[0] < K)))
-        return WK_ERR_UNSUPPORTED;
+    int64_t K = w->shape[1], n = res->shape[res->rank - 1], xs[2] = {1, K}, xst[2] = {K, 1}, os[2] = {1, n},
+            ost[2] = {n, 1};
     wk_tensor *x2 = NULL, *o2 = NULL, *r2 = NULL;
-    int64_t oshape[2] = {1, res->shape[res->rank - 1]};
-    wk_status s = wk_tensor_view(x, 2, one, (int64_t[]){K, 1}, x->offset, &x2);
+    wk_status s = wk_tensor_view(x, 2, xs, xst, x->offset, &x2);
     if (s == WK_OK)
-        s = wk_tensor_view(res, 2, oshape, ostride, res->offset, &o2);
+        s = wk_tensor_view(res, 2, os, ost, res->offset, &o2);
     if (s == WK_OK && p->residual)
-        s = wk_tensor_view(p->residual, 2, oshape, ostride, p->residual->offset, &r2);
+        s = wk_tensor_view(p->residual, 2, os, ost, p->residual->offset, &r2);
     if (s == WK_OK) {
         wk_linear_job j = {.x = x2, .w = w, .norm = p->norm, .bias = p->bias, .residual = r2, .out = o2,
                            .eps = p->eps, .glu = p->glu, .glu_kind = p->glu_kind};
-        s = be->linear(&j);
+        s = wk_be(x)->linear(&j);
     }
     wk_tensor_release(x2), wk_tensor_release(o2), wk_tensor_release(r2);
+    return s;
+}
+
+/* h (M, K) @ w^T: wk_matmul_q, or wk_matmul with w's transposed view. */
+static wk_status product(const wk_tensor *h, const wk_tensor *w, wk_tensor **y)
+{
+    if (wk_dtype_is_quantized(w->dtype))
+        return wk_matmul_q(h, w, y);
+    wk_tensor *wt = NULL;
+    wk_status s = wk_transpose(w, 0, 1, &wt);
+    if (s == WK_OK)
+        s = wk_matmul(h, wt, y);
+    wk_tensor_release(wt);
     return s;
 }
 
@@ -120,29 +126,14 @@ static wk_status fused(const wk_tensor *x, const wk_tensor *w, const wk_linear_p
 static wk_status composed(const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p, wk_tensor **out)
 {
     wk_status s = WK_OK;
-    wk_tensor *h = NULL, *wt = NULL;
+    wk_tensor *h = NULL;
     int64_t flat[2] = {1, w->shape[1]}; /* x as (M, K) */
     for (int i = 0; i < x->rank - 1; i++)
         flat[0] *= x->shape[i];
     STEP(h, wk_reshape(x, 2, flat, &next_));
     if (p->norm)
         STEP(h, wk_rms_norm(h, p->norm, p->eps, &next_));
-    if (wk_dtype_is_quantized(w->dtype))
-        STEP(h, wk_matmul_q(h, w, &next_));
-    else {
-        s = wk_transpose(w, 0, 1, &wt);
-        if (s == WK_OK) {
-            wk_tensor *y = NULL;
-            s = wk_matmul(h, wt, &y);
-            wk_tensor_release(h);
-            h = y;
-        }
-        wk_tensor_release(wt);
-        if (s != WK_OK) {
-            wk_tensor_release(h);
-            return s;
-        }
-    }
+    STEP(h, product(h, w, &next_));
     if (p->bias)
         STEP(h, wk_binary(WK_BINARY_ADD, h, p->bias, &next_));
     if (p->glu)
@@ -165,7 +156,7 @@ wk_status wk_linear(const wk_tensor *x, const wk_tensor *w, const wk_linear_para
     int64_t shape[WK_MAX_RANK];
     WK_TRY(check(op, x, w, p, shape));
     WK_TRY(wk_check_out(op, out));
-    if (w->shape[0] > 0 && w->shape[1] > 0 && wk_tensor_numel(x) == w->shape[1] && wk_be(x)->linear) {
+    if (fusable(x, w, p)) {
         wk_tensor *res = NULL;
         WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, shape, &res));
         wk_status s = fused(x, w, p, res);
