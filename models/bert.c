@@ -25,7 +25,7 @@ static wk_status self_attention(wm_scope *sc, const bert_model *m, const bert_la
 {
     int64_t B = wk_tensor_shape(x)[0], S = wk_tensor_shape(x)[1], H = m->hidden, nh = m->heads, hd = H / nh;
     wk_tensor *qkv = NULL, *q = NULL, *k = NULL, *v = NULL, *a = NULL;
-    WM_TRY(wm_linear(sc, x, L->qkv_t, L->qkv_b, &qkv));
+    WM_TRY(wm_linear(sc, x, L->qkv_w, L->qkv_b, &qkv));
     const int64_t shape[4] = {B, nh, S, hd}, strides[4] = {S * 3 * H, hd, 3 * H, 1};
     int64_t base = wk_tensor_offset(qkv);
     WM_TRACK(sc, &q, wk_as_strided(qkv, 4, shape, strides, base, &q));
@@ -44,15 +44,15 @@ static wk_status run_layer(const bert_model *m, const bert_layer *L, const wk_te
     wk_tensor *att = NULL, *h = NULL, *x1 = NULL, *up = NULL, *g = NULL, *dn = NULL, *y = NULL;
     wk_status s = self_attention(&sc, m, L, x, lens, &att);
     if (s == WK_OK)
-        s = wm_linear(&sc, att, L->attn_out_t, L->attn_out_b, &h);
+        s = wm_linear(&sc, att, L->attn_out_w, L->attn_out_b, &h);
     if (s == WK_OK)
         s = add_norm(&sc, h, x, L->ln1_w, L->ln1_b, m->eps, &x1);
     if (s == WK_OK)
-        s = wm_linear(&sc, x1, L->up_t, L->up_b, &up);
+        s = wm_linear(&sc, x1, L->up_w, L->up_b, &up);
     if (s == WK_OK)
         s = wm_track(&sc, wk_unary(WK_UNARY_GELU_ERF, up, &g), &g);
     if (s == WK_OK)
-        s = wm_linear(&sc, g, L->down_t, L->down_b, &dn);
+        s = wm_linear(&sc, g, L->down_w, L->down_b, &dn);
     if (s == WK_OK)
         s = add_norm(&sc, dn, x1, L->ln2_w, L->ln2_b, m->eps, &y);
     if (s == WK_OK)

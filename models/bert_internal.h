@@ -5,11 +5,11 @@
 #include "bert.h"
 #include "wordpiece.h"
 
-/* One encoder layer's weights; *_t are transposed views (in, out) of the file's (out, in) matrices, and the
- * query, key and value projections are one (hidden, 3 hidden) product. */
+/* One encoder layer's weights; *_w are the file's (out, in) matrices (wk_linear's orientation), and the query, key
+ * and value projections are one (3 hidden, hidden) product. */
 typedef struct bert_layer {
-    wk_tensor *qkv_t, *qkv_b, *attn_out_t, *attn_out_b, *ln1_w, *ln1_b;
-    wk_tensor *up_t, *up_b, *down_t, *down_b, *ln2_w, *ln2_b;
+    wk_tensor *qkv_w, *qkv_b, *attn_out_w, *attn_out_b, *ln1_w, *ln1_b;
+    wk_tensor *up_w, *up_b, *down_w, *down_b, *ln2_w, *ln2_b;
 } bert_layer;
 
 struct bert_model {

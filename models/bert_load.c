@@ -132,9 +132,9 @@ static wk_status load(loader *l, const char *name, int64_t d0, int64_t d1, wk_te
     return WK_OK;
 }
 
-/* The (in, out) view of matrices (rows_i, cols) stacked by rows, for x W^T as x (in, out). */
-static wk_status load_t(loader *l, const char *const *names, int n, const int64_t *rows, int64_t cols,
-                        wk_tensor **out)
+/* Matrices (rows_i, cols), or vectors (cols < 0), stacked by rows: (out, in) weights as wk_linear takes them. */
+static wk_status load_rows(loader *l, const char *const *names, int n, const int64_t *rows, int64_t cols,
+                           wk_tensor **out)
 {
     wk_tensor *parts[3] = {NULL, NULL, NULL}, *cat = NULL;
     wk_status s = WK_OK;
@@ -142,9 +142,10 @@ static wk_status load_t(loader *l, const char *const *names, int n, const int64_
         s = load(l, names[i], rows[i], cols, &parts[i]);
     if (s == WK_OK && n > 1 && (s = wk_cat((const wk_tensor *const *)parts, n, 0, &cat)) != WK_OK)
         wm_fail(l->err, l->cap, s, "%s: %s", l->path, wk_last_error());
-    if (s == WK_OK && (s = cols < 0 ? wk_cat((const wk_tensor *const *)parts, n, 0, out)
-                                    : wk_transpose(n > 1 ? cat : parts[0], 0, 1, out)) != WK_OK)
-        wm_fail(l->err, l->cap, s, "%s: %s", l->path, wk_last_error());
+    if (s == WK_OK) {
+        *out = n > 1 ? cat : parts[0];
+        wk_tensor_retain(*out);
+    }
     for (int i = 0; i < n; i++)
         wk_tensor_release(parts[i]);
     wk_tensor_release(cat);
@@ -170,13 +171,13 @@ static wk_status load_layer(loader *l, int i, bert_layer *L)
     snprintf(ln[1], sizeof ln[1], "encoder.layer.%d.attention.output.LayerNorm.bias", i);
     snprintf(ln[2], sizeof ln[2], "encoder.layer.%d.output.LayerNorm.weight", i);
     snprintf(ln[3], sizeof ln[3], "encoder.layer.%d.output.LayerNorm.bias", i);
-    WM_TRY(load_t(l, qkv, 3, h3, H, &L->qkv_t));
-    WM_TRY(load_t(l, qkv_b, 3, h3, -1, &L->qkv_b));
-    WM_TRY(load_t(l, ao, 1, h1, H, &L->attn_out_t));
+    WM_TRY(load_rows(l, qkv, 3, h3, H, &L->qkv_w));
+    WM_TRY(load_rows(l, qkv_b, 3, h3, -1, &L->qkv_b));
+    WM_TRY(load_rows(l, ao, 1, h1, H, &L->attn_out_w));
     WM_TRY(load(l, ao_b[0], H, -1, &L->attn_out_b));
-    WM_TRY(load_t(l, up, 1, i1, H, &L->up_t));
+    WM_TRY(load_rows(l, up, 1, i1, H, &L->up_w));
     WM_TRY(load(l, up_b[0], I, -1, &L->up_b));
-    WM_TRY(load_t(l, dn, 1, h1, I, &L->down_t));
+    WM_TRY(load_rows(l, dn, 1, h1, I, &L->down_w));
     WM_TRY(load(l, dn_b[0], H, -1, &L->down_b));
     WM_TRY(load(l, ln[0], H, -1, &L->ln1_w));
     WM_TRY(load(l, ln[1], H, -1, &L->ln1_b));
@@ -251,8 +252,8 @@ void bert_free(bert_model *m)
         return;
     for (int i = 0; m->layer && i < m->layers; i++) {
         bert_layer *L = &m->layer[i];
-        wk_tensor *ts[] = {L->qkv_t, L->qkv_b, L->attn_out_t, L->attn_out_b, L->ln1_w, L->ln1_b,
-                           L->up_t,  L->up_b,  L->down_t,     L->down_b,     L->ln2_w, L->ln2_b};
+        wk_tensor *ts[] = {L->qkv_w, L->qkv_b, L->attn_out_w, L->attn_out_b, L->ln1_w, L->ln1_b,
+                           L->up_w,  L->up_b,  L->down_w,     L->down_b,     L->ln2_w, L->ln2_b};
         for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++)
             wk_tensor_release(ts[k]);
     }

@@ -117,7 +117,7 @@ void llama_free(llama_model *m)
     llama_decoder_free(m);
     for (int i = 0; m->layer && i < m->cfg.layers; i++) {
         llama_layer *L = &m->layer[i];
-        wk_tensor *ts[] = {L->attn_norm, L->qkv_t, L->v_t, L->qkv_b, L->o_t, L->ffn_norm, L->gate_up_t, L->down_t,
+        wk_tensor *ts[] = {L->attn_norm, L->qkv_w, L->v_w, L->qkv_b, L->o_w, L->ffn_norm, L->gate_up_w, L->down_w,
                            L->k_cache, L->v_cache};
         for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++)
             wk_tensor_release(ts[k]);
@@ -125,7 +125,7 @@ void llama_free(llama_model *m)
     free(m->layer);
     wk_tensor_release(m->embed);
     wk_tensor_release(m->out_norm);
-    wk_tensor_release(m->lm_head_t);
+    wk_tensor_release(m->lm_head);
     wk_tensor_release(m->cos);
     wk_tensor_release(m->sin);
     free(m->cfg.rope_factors);

@@ -7,7 +7,7 @@
 #include "scope.h"
 
 /* Self-attention of x (B, n, hidden) through the layer's attention norm (fused into the products): q, k, v as views of
- * one product (heads of q, then k, then v in each row; v of its own product where the layer has v_t), one rope over
+ * one product (heads of q, then k, then v in each row; v of its own product where the layer has v_w), one rope over
  * the heads of q and k together, k and v appended to the cache, the causal fused op over the cache, the heads joined
  * back into (B, n, heads * head_dim). */
 static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L, const wk_tensor *x,
@@ -15,18 +15,18 @@ static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L
 {
     const llama_config *c = &m->cfg;
     int64_t B = m->batch, n = st->n, D = c->head_dim, hq = c->heads, hkv = c->kv_heads;
-    int64_t C = (hq + (L->v_t ? 1 : 2) * hkv) * D, Cv = L->v_t ? hkv * D : C; /* the products' row lengths */
+    int64_t C = (hq + (L->v_w ? 1 : 2) * hkv) * D, Cv = L->v_w ? hkv * D : C; /* the products' row lengths */
     wk_tensor *qkv = NULL, *vo = NULL, *qk = NULL, *v = NULL, *qkr = NULL, *qr = NULL, *kr = NULL, *a = NULL;
     const wk_linear_params pq = {.norm = L->attn_norm, .eps = c->eps, .bias = L->qkv_b}, pv = {.norm = L->attn_norm,
                                                                                                 .eps = c->eps};
-    WM_TRY(wm_linear_ex(sc, x, L->qkv_t, &pq, &qkv));
-    if (L->v_t)
-        WM_TRY(wm_linear_ex(sc, x, L->v_t, &pv, &vo));
-    const wk_tensor *vsrc = L->v_t ? vo : qkv;
+    WM_TRACK(sc, &qkv, wk_linear(x, L->qkv_w, &pq, &qkv));
+    if (L->v_w)
+        WM_TRACK(sc, &vo, wk_linear(x, L->v_w, &pv, &vo));
+    const wk_tensor *vsrc = L->v_w ? vo : qkv;
     const int64_t qks[4] = {B, hq + hkv, n, D}, vs[4] = {B, hkv, n, D}, strides[4] = {n * C, D, C, 1},
                   vstrides[4] = {n * Cv, D, Cv, 1};
     WM_TRACK(sc, &qk, wk_as_strided(qkv, 4, qks, strides, wk_tensor_offset(qkv), &qk));
-    WM_TRACK(sc, &v, wk_as_strided(vsrc, 4, vs, vstrides, wk_tensor_offset(vsrc) + (L->v_t ? 0 : (hq + hkv) * D), &v));
+    WM_TRACK(sc, &v, wk_as_strided(vsrc, 4, vs, vstrides, wk_tensor_offset(vsrc) + (L->v_w ? 0 : (hq + hkv) * D), &v));
     wk_status (*rope)(const wk_tensor *, const wk_tensor *, const wk_tensor *, wk_tensor **) =
         c->interleaved_rope ? wk_rope_i : wk_rope;
     WM_TRACK(sc, &qkr, rope(qk, st->cos, st->sin, &qkr));
@@ -51,12 +51,12 @@ static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_
     const wk_linear_params po = {.residual = x};
     wk_status s = attend(&sc, m, L, x, st, &att);
     if (s == WK_OK)
-        s = wm_linear_ex(&sc, att, L->o_t, &po, &x1);
+        s = wm_track(&sc, wk_linear(att, L->o_w, &po, &x1), &x1);
     const wk_linear_params pg = {.norm = L->ffn_norm, .eps = m->cfg.eps, .glu = true, .glu_kind = WK_GLU_SWIGLU},
                            pd = {.residual = x1};
     if (s == WK_OK)
-        s = wm_linear_ex(&sc, x1, L->gate_up_t, &pg, &g);
-    if (s == WK_OK && (s = wm_linear_ex(&sc, g, L->down_t, &pd, &y)) == WK_OK)
+        s = wm_track(&sc, wk_linear(x1, L->gate_up_w, &pg, &g), &g);
+    if (s == WK_OK && (s = wm_track(&sc, wk_linear(g, L->down_w, &pd, &y), &y)) == WK_OK)
         wk_tensor_retain(y);
     wm_scope_end(&sc);
     *out = s == WK_OK ? y : NULL;
@@ -109,7 +109,7 @@ static wk_status head(wm_scope *sc, const llama_model *m, const wk_tensor *x, co
     wk_tensor *hn = NULL, *lg = NULL, *l32 = NULL, *last = NULL, *am = NULL;
     const wk_linear_params p = {.norm = m->out_norm, .eps = m->cfg.eps};
     WM_TRACK(sc, &hn, wk_narrow(x, 1, all ? 0 : n - 1, all ? n : 1, &hn));
-    WM_TRY(wm_linear_ex(sc, hn, m->lm_head_t, &p, &lg));
+    WM_TRACK(sc, &lg, wk_linear(hn, m->lm_head, &p, &lg));
     if (logits) {
         WM_TRACK(sc, &l32, wk_cast(lg, WK_F32, &l32));
         wk_tensor_retain(l32);

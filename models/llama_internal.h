@@ -13,12 +13,12 @@ typedef struct llama_config {
     float *rope_factors;     /* head_dim / 2 divisors of the frequencies (Llama-3 scaling), or NULL */
 } llama_config;
 
-/* One layer's weights; *_t are (in, out) views of (out, in) matrices, or the (out, in) matrices themselves where a
- * GGUF's blocks stay quantized (wm_linear takes both): q, k, v fused into one product, gate and up into another.
- * v_t: NULL, or v's blocks where their type differs from q's and k's (a Q4_K_M file's Q6_K rows; no biases): qkv_t
+/* One layer's weights; *_w are (out, in) matrices (wk_linear's orientation), of the model's dtype or a GGUF's blocks
+ * kept quantized: q, k, v fused into one product, gate and up into another.
+ * v_w: NULL, or v's blocks where their type differs from q's and k's (a Q4_K_M file's Q6_K rows; no biases): qkv_w
  * then holds q and k only. */
 typedef struct llama_layer {
-    wk_tensor *attn_norm, *qkv_t, *v_t, *qkv_b, *o_t, *ffn_norm, *gate_up_t, *down_t;
+    wk_tensor *attn_norm, *qkv_w, *v_w, *qkv_b, *o_w, *ffn_norm, *gate_up_w, *down_w;
     wk_tensor *k_cache, *v_cache; /* (batch, kv_heads, context, head_dim) */
 } llama_layer;
 
@@ -27,7 +27,7 @@ struct llama_model {
     wk_device *dev;
     wk_dtype dtype;
     int context, batch, pos;
-    wk_tensor *embed, *out_norm, *lm_head_t; /* lm_head_t: the (hidden, vocab) view (of embed when tied) */
+    wk_tensor *embed, *out_norm, *lm_head; /* lm_head: (vocab, hidden), embed itself when tied */
     wk_tensor *cos, *sin;                    /* (context, head_dim / 2) rope tables */
     llama_layer *layer;
     struct llama_decoder *decoder; /* the decode step's graph (llama_graph.c), made at the first decode */

@@ -95,10 +95,9 @@ static const char *const gguf_names[W_COUNT] = {
     "blk.%d.attn_output.weight", "blk.%d.ffn_norm.weight", "blk.%d.ffn_gate.weight", "blk.%d.ffn_up.weight",
     "blk.%d.ffn_down.weight", "blk.%d.attn_q.bias", "blk.%d.attn_k.bias", "blk.%d.attn_v.bias"};
 
-/* Loads the n tensors ws (rows[i] x cols, or 1-D when cols < 0) of layer i, stacks them by rows into *out, and
- * with transpose gives the (cols, rows) view. */
-static wk_status stacked(wsrc *s, int i, const int *ws, const int64_t *rows, int n, int64_t cols, bool transpose,
-                         wk_tensor **out)
+/* Loads the n tensors ws (rows[i] x cols, or 1-D when cols < 0) of layer i and stacks them by rows into *out: (out,
+ * in) matrices as wk_linear takes them. */
+static wk_status stacked(wsrc *s, int i, const int *ws, const int64_t *rows, int n, int64_t cols, wk_tensor **out)
 {
     wk_tensor *part[3] = {NULL, NULL, NULL}, *cat = NULL;
     wk_status st = WK_OK;
@@ -109,12 +108,9 @@ static wk_status stacked(wsrc *s, int i, const int *ws, const int64_t *rows, int
     }
     if (st == WK_OK && (st = n > 1 ? wk_cat((const wk_tensor *const *)part, n, 0, &cat) : WK_OK) != WK_OK)
         wm_fail(s->err, s->cap, st, "%s", wk_last_error());
-    wk_tensor *whole = n > 1 ? cat : part[0];
-    if (st == WK_OK && transpose && (st = wk_transpose(whole, 0, 1, out)) != WK_OK)
-        wm_fail(s->err, s->cap, st, "%s", wk_last_error());
-    if (st == WK_OK && !transpose) {
-        wk_tensor_retain(whole);
-        *out = whole;
+    if (st == WK_OK) {
+        *out = n > 1 ? cat : part[0];
+        wk_tensor_retain(*out);
     }
     for (int k = 0; k < n; k++)
         wk_tensor_release(part[k]);
@@ -177,29 +173,29 @@ static wk_status stacked_blocks(wsrc *s, int i, const int *ws, const int64_t *ro
     return named_blocks(s, names, rows, n, cols, what, out);
 }
 
-/* A layer's matrix: kept block-quantized (out, in) where it can be, else the (in, out) view of the model's dtype. */
+/* A layer's (out, in) matrix: kept block-quantized where it can be, else in the model's dtype. */
 static wk_status matrix(wsrc *s, int i, const int *ws, const int64_t *rows, int n, int64_t cols, wk_tensor **out)
 {
     wk_status st = keep_blocks(s) ? stacked_blocks(s, i, ws, rows, n, cols, out) : WK_ERR_UNSUPPORTED;
-    return st == WK_ERR_UNSUPPORTED ? stacked(s, i, ws, rows, n, cols, true, out) : st;
+    return st == WK_ERR_UNSUPPORTED ? stacked(s, i, ws, rows, n, cols, out) : st;
 }
 
 /* Layer i's q, k, v: one block-quantized matrix, or (types that differ, no biases) q and k in one and v in its own
- * (v_t), or the three dequantized into one (in, out) view. */
+ * (v_w), or the three dequantized into one matrix. */
 static wk_status qkv_matrices(wsrc *s, int i, llama_layer *L)
 {
     const llama_config *c = &s->m->cfg;
     int64_t H = c->hidden, q = (int64_t)c->heads * c->head_dim, kv = (int64_t)c->kv_heads * c->head_dim;
     const int64_t rows[3] = {q, kv, kv};
     const int w_qkv[3] = {W_Q, W_K, W_V};
-    wk_status st = keep_blocks(s) ? stacked_blocks(s, i, w_qkv, rows, 3, H, &L->qkv_t) : WK_ERR_UNSUPPORTED;
+    wk_status st = keep_blocks(s) ? stacked_blocks(s, i, w_qkv, rows, 3, H, &L->qkv_w) : WK_ERR_UNSUPPORTED;
     if (st == WK_ERR_UNSUPPORTED && keep_blocks(s) && !c->qkv_bias &&
-        (st = stacked_blocks(s, i, w_qkv, rows, 2, H, &L->qkv_t)) == WK_OK &&
-        (st = stacked_blocks(s, i, w_qkv + 2, rows + 2, 1, H, &L->v_t)) != WK_OK) {
-        wk_tensor_release(L->qkv_t); /* v not quantized: all three dequantized below */
-        L->qkv_t = NULL;
+        (st = stacked_blocks(s, i, w_qkv, rows, 2, H, &L->qkv_w)) == WK_OK &&
+        (st = stacked_blocks(s, i, w_qkv + 2, rows + 2, 1, H, &L->v_w)) != WK_OK) {
+        wk_tensor_release(L->qkv_w); /* v not quantized: all three dequantized below */
+        L->qkv_w = NULL;
     }
-    return st == WK_ERR_UNSUPPORTED ? stacked(s, i, w_qkv, rows, 3, H, true, &L->qkv_t) : st;
+    return st == WK_ERR_UNSUPPORTED ? stacked(s, i, w_qkv, rows, 3, H, &L->qkv_w) : st;
 }
 
 static wk_status load_layer(wsrc *s, int i, llama_layer *L)
@@ -209,14 +205,14 @@ static wk_status load_layer(wsrc *s, int i, llama_layer *L)
     const int64_t qkv_rows[3] = {q, kv, kv}, gu_rows[2] = {I, I}, h1[1] = {H};
     const int w_qkvb[3] = {W_QB, W_KB, W_VB}, w_gu[2] = {W_GATE, W_UP};
     const int w_an[1] = {W_ATTN_NORM}, w_fn[1] = {W_FFN_NORM}, w_o[1] = {W_O}, w_dn[1] = {W_DOWN};
-    WM_TRY(stacked(s, i, w_an, h1, 1, -1, false, &L->attn_norm));
+    WM_TRY(stacked(s, i, w_an, h1, 1, -1, &L->attn_norm));
     WM_TRY(qkv_matrices(s, i, L));
     if (c->qkv_bias)
-        WM_TRY(stacked(s, i, w_qkvb, qkv_rows, 3, -1, false, &L->qkv_b));
-    WM_TRY(matrix(s, i, w_o, h1, 1, q, &L->o_t));
-    WM_TRY(stacked(s, i, w_fn, h1, 1, -1, false, &L->ffn_norm));
-    WM_TRY(matrix(s, i, w_gu, gu_rows, 2, H, &L->gate_up_t));
-    return matrix(s, i, w_dn, h1, 1, I, &L->down_t);
+        WM_TRY(stacked(s, i, w_qkvb, qkv_rows, 3, -1, &L->qkv_b));
+    WM_TRY(matrix(s, i, w_o, h1, 1, q, &L->o_w));
+    WM_TRY(stacked(s, i, w_fn, h1, 1, -1, &L->ffn_norm));
+    WM_TRY(matrix(s, i, w_gu, gu_rows, 2, H, &L->gate_up_w));
+    return matrix(s, i, w_dn, h1, 1, I, &L->down_w);
 }
 
 /* Embeddings, final norm, output projection (the embeddings' view when tied), and every layer. */
@@ -228,12 +224,12 @@ static wk_status load_all(wsrc *s)
     WM_TRY(get(s, gg ? "token_embd.weight" : "model.embed_tokens.weight", c->vocab, c->hidden, false, &m->embed));
     WM_TRY(get(s, gg ? "output_norm.weight" : "model.norm.weight", c->hidden, -1, false, &m->out_norm));
     /* the output projection: a GGUF's blocks kept as they are (the embeddings' when tied: their rows are the vocabulary's
-     * (out, in) rows), else the (in, out) view of the model's dtype */
+     * (out, in) rows), else that matrix in the model's dtype */
     char head_name[1][160] = {"output.weight"};
     int64_t vocab = c->vocab;
     if (c->tied)
         snprintf(head_name[0], sizeof head_name[0], "token_embd.weight");
-    wk_status st = keep_blocks(s) ? named_blocks(s, head_name, &vocab, 1, c->hidden, "output", &m->lm_head_t)
+    wk_status st = keep_blocks(s) ? named_blocks(s, head_name, &vocab, 1, c->hidden, "output", &m->lm_head)
                                   : WK_ERR_UNSUPPORTED;
     if (st != WK_OK && st != WK_ERR_UNSUPPORTED)
         return st;
@@ -241,10 +237,9 @@ static wk_status load_all(wsrc *s)
         wk_tensor *head = NULL;
         if (!c->tied)
             WM_TRY(get(s, gg ? "output.weight" : "lm_head.weight", c->vocab, c->hidden, c->tied, &head));
-        st = wk_transpose(head ? head : m->embed, 0, 1, &m->lm_head_t);
-        wk_tensor_release(head);
-        if (st != WK_OK)
-            return wm_fail(s->err, s->cap, st, "%s", wk_last_error());
+        m->lm_head = head ? head : m->embed;
+        if (!head)
+            wk_tensor_retain(m->embed);
     }
     m->layer = calloc((size_t)c->layers, sizeof *m->layer);
     if (!m->layer)

@@ -32,20 +32,11 @@ wk_status wm_track(wm_scope *sc, wk_status s, wk_tensor **out)
     return WK_OK;
 }
 
-wk_status wm_linear_ex(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_linear_params *p,
-                       wk_tensor **out)
-{
-    wk_tensor *w = NULL; /* a float weight back in (out, in) form: a view */
-    if (!wk_dtype_is_quantized(wk_tensor_dtype(wt)))
-        WM_TRACK(sc, &w, wk_transpose(wt, 0, 1, &w));
-    WM_TRACK(sc, out, wk_linear(x, w ? w : wt, p, out));
-    return WK_OK;
-}
-
-wk_status wm_linear(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_tensor *b, wk_tensor **out)
+wk_status wm_linear(wm_scope *sc, const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, wk_tensor **out)
 {
     const wk_linear_params p = {.bias = b};
-    return wm_linear_ex(sc, x, wt, &p, out);
+    WM_TRACK(sc, out, wk_linear(x, w, &p, out));
+    return WK_OK;
 }
 
 wk_status wm_join_heads(wm_scope *sc, const wk_tensor *a, wk_tensor **out)

@@ -1,5 +1,5 @@
 /* scope.h: what the model runners share: the temporaries of one step, released together, with the failing call's
- * message kept for the caller (err, cap), and a linear layer x W^T (+ b) on a transposed weight view. */
+ * message kept for the caller (err, cap), and a linear layer x W^T (+ b). */
 #ifndef WM_SCOPE_H
 #define WM_SCOPE_H
 
@@ -32,12 +32,8 @@ void wm_scope_end(wm_scope *sc);
 /* Records *out (made by the call that returned s) in the scope; on failure, that call's message into err. */
 wk_status wm_track(wm_scope *sc, wk_status s, wk_tensor **out);
 #define WM_TRACK(sc, out, call) WM_TRY(wm_track((sc), (call), (out)))
-/* x W^T (+ b when b is not NULL), with wt the (in, out) view of the file's (out, in) weight, or that (out, in) weight
- * itself when it is block-quantized. */
-wk_status wm_linear(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_tensor *b, wk_tensor **out);
-/* wk_linear of x and the weight wt (as wm_linear takes it) with p's steps (norm, bias, gated unit, residual). */
-wk_status wm_linear_ex(wm_scope *sc, const wk_tensor *x, const wk_tensor *wt, const wk_linear_params *p,
-                       wk_tensor **out);
+/* x W^T (+ b when b is not NULL), W the (out, in) weight (wk_linear); held by sc. */
+wk_status wm_linear(wm_scope *sc, const wk_tensor *x, const wk_tensor *w, const wk_tensor *b, wk_tensor **out);
 
 /* The attention output a (B, heads, n, head_dim) as (B, n, heads * head_dim), contiguous (the next product's input). */
 wk_status wm_join_heads(wm_scope *sc, const wk_tensor *a, wk_tensor **out);
