@@ -121,13 +121,7 @@ static void run(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
         goto done;
     }
     normed(xv, nv, M, K, xn);
-    for (int64_t m = 0; m < M; m++)
-        for (int64_t n = 0; n < N; n++) {
-            double acc = 0;
-            for (int64_t k = 0; k < K; k++)
-                acc += xn[m * K + k] * wv[n * K + k];
-            y[m * N + n] = acc;
-        }
+    wkt_ref_xwt(xn, wv, M, N, K, y);
     epilogue(c, y, bv, rv, M, N, want);
     int64_t xbs = qi >= 0 ? wkt_q_int8_block(dev, qi, M) : 0;
     double tol = xbs ? wkt_q_int8_tolerance(c->dtype, xbs, xn, wv, y, M, N, K) : wkt_tol(c->dtype, WKT_TOL_MATMUL);

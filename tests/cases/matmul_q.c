@@ -33,13 +33,7 @@ static void reference(int qi, const uint8_t *blocks, int64_t off, const double *
     for (int64_t n = 0; n < N; n++)
         for (int64_t k = 0; k < K; k++)
             wv[n * K + k] = wkt_q_ref_value(qi, blocks + ((n + off) * bpr + k / bs) * wkt_qbytes[qi], (int)(k % bs));
-    for (int64_t m = 0; m < M; m++)
-        for (int64_t n = 0; n < N; n++) {
-            double acc = 0;
-            for (int64_t k = 0; k < K; k++)
-                acc += xv[m * K + k] * wv[n * K + k];
-            want[m * N + n] = acc;
-        }
+    wkt_ref_xwt(xv, wv, M, N, K, want);
 }
 
 static void run(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)

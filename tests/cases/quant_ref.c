@@ -129,3 +129,14 @@ double wkt_q_int8_tolerance(wk_dtype dt, int64_t bs, const double *xv, const dou
         }
     return wkt_tol(dt, WKT_TOL_MATMUL) + (norm2 > 0 ? 6 * sqrt(var / norm2) : 0);
 }
+
+void wkt_ref_xwt(const double *x, const double *w, int64_t M, int64_t N, int64_t K, double *out)
+{
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t n = 0; n < N; n++) {
+            double acc = 0;
+            for (int64_t k = 0; k < K; k++)
+                acc += x[m * K + k] * w[n * K + k];
+            out[m * N + n] = acc;
+        }
+}
