@@ -2,7 +2,8 @@
  * together, with float w of x's dtype and block-quantized w, against a float64 reference of the same steps:
  * x / sqrt(mean(x^2) + eps) * norm, then x w^T + bias, the gated unit over the halves, + residual. One row of x takes
  * a GPU's fused kernels (float w: the mat-vec kernel; Q4_0, Q8_0, Q4_K, Q6_K: the integer dot kernel; Q5_0 and a
- * K off the 16-byte vectors: the composed ops), more rows or a strided x the composed ops on every backend.
+ * K off the 16-byte vectors: the composed ops), more rows or a strided x the composed ops on every backend. Long
+ * rows (K 4096, 8192) take the dot kernel's lanes through several passes.
  *
  * Tolerance: the product's (matmul's, or the 8-bit path's of quant_ref.c computed on the normed x), times 3: the
  * composed ops round the product, the gated unit and the sum to x's dtype once each (each within the product's
@@ -171,6 +172,10 @@ static void cases(wkt_list *l)
             add(l, WK_F32, main_types[i], combos[c], WK_GLU_SWIGLU, SHAPE(1, 1, 768), 67 + (combos[c] & S_GLU ? 1 : 0),
                 WKT_CONTIG);
         }
+    for (size_t i = 0; i < sizeof main_types / sizeof main_types[0]; i++) { /* long rows */
+        add(l, WK_BF16, main_types[i], S_NORM | S_BIAS | S_GLU | S_RES, WK_GLU_SWIGLU, SHAPE(1, 8192), 130, WKT_CONTIG);
+        add(l, WK_F16, main_types[i], S_NORM | S_RES, 0, SHAPE(1, 4096), 67, WKT_CONTIG);
+    }
     add(l, WK_F16, 0, S_NORM | S_GLU | S_RES, 1, SHAPE(5, 256), 130, WKT_CONTIG); /* rows of x: matmul_q composed */
     add(l, WK_F32, 2, S_NORM | S_BIAS | S_GLU | S_RES, 1, SHAPE(1, 256), 130, WKT_CONTIG); /* Q5_0: composed */
     add(l, WK_F32, 0, S_NORM, 0, SHAPE(0, 64), 34, WKT_CONTIG);                              /* no rows of x */

@@ -22,8 +22,18 @@
 
 #include "quant_ref.h"
 
-/* iparam: [0] block type (from WK_Q4_0), [1] N, [2] 1: w is rows 1 .. N of an (N + 2, K) table. */
-enum { P_QT, P_N, P_WNARROW };
+/* iparam: [0] block type (from WK_Q4_0), [1] N, [2] 1: w is rows 1 .. N of an (N + 2, K) table, [3] 1: row 4's
+ * first block has a NaN scale (that row of the product is NaN, the kernels' float redo; the others unchanged). */
+enum { P_QT, P_N, P_WNARROW, P_NANROW };
+
+/* Row 4's first block gets a NaN f16 scale: d is the block's last two bytes in Q6_K, its first two elsewhere. */
+static void nan_row(int qi, uint8_t *blocks, int64_t K)
+{
+    uint8_t *b = blocks + 4 * (K / wkt_qblock[qi]) * wkt_qbytes[qi];
+    if (qi == 9)
+        b += wkt_qbytes[qi] - 2;
+    b[0] = 0x00, b[1] = 0x7e; /* 0x7e00, little-endian */
+}
 
 /* The float64 reference: want (M, N) = xv (M, K) wv^T, w's rows decoded from the table's blocks (row off + n). */
 static void reference(int qi, const uint8_t *blocks, int64_t off, const double *xv, int64_t M, int64_t N, int64_t K,
@@ -52,6 +62,8 @@ static void run(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
         goto done;
     }
     wkt_q_random_blocks(qi, rows * (K / wkt_qblock[qi]), rng, blocks, 0.01, false);
+    if (c->iparam[P_NANROW])
+        nan_row(qi, blocks, K);
     int64_t wsh[2] = {rows, K};
     wkt_dist dist = {-2.0, 2.0};
     if (wkt_failed(wkt_make(dev, c->dtype, c->rank, c->shape, c->layout, dist, rng, &x, &xv), r, "make x") ||
@@ -77,14 +89,21 @@ done:
 
 #define SHAPE(...) (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (const int64_t[]){__VA_ARGS__}
 
-static void add(wkt_list *l, wk_dtype dt, int qi, int rank, const int64_t *xs, int64_t n, wkt_layout layout, int narrow)
+static void add_nan(wkt_list *l, wk_dtype dt, int qi, int rank, const int64_t *xs, int64_t n, wkt_layout layout,
+                    int narrow, int nan)
 {
     wkt_case c = {.family = "matmul_q", .op = "matmul_q", .dtype = dt, .layout = layout, .rank = rank, .run = run};
     memcpy(c.shape, xs, (size_t)rank * sizeof *xs);
     c.iparam[P_QT] = qi;
     c.iparam[P_N] = (int)n;
     c.iparam[P_WNARROW] = narrow;
+    c.iparam[P_NANROW] = nan;
     wkt_add(l, &c);
+}
+
+static void add(wkt_list *l, wk_dtype dt, int qi, int rank, const int64_t *xs, int64_t n, wkt_layout layout, int narrow)
+{
+    add_nan(l, dt, qi, rank, xs, n, layout, narrow, 0);
 }
 
 static void cases(wkt_list *l)
@@ -114,6 +133,8 @@ static void cases(wkt_list *l)
         for (int64_t m = 2; m <= 5; m += m == 2 ? 2 : 1)
             add(l, WK_F32, qi, SHAPE(m, 45 * bs), 67, WKT_CONTIG, 0);
         add(l, WK_BF16, qi, SHAPE(7, 3 * bs), 131, WKT_CONTIG, 0); /* 3 blocks a row: several rows a warp */
+        add_nan(l, WK_F32, qi, SHAPE(1, 4096), 67, WKT_CONTIG, 0, 1); /* a NaN scale: the float redo */
+        add_nan(l, WK_F16, qi, SHAPE(3, 4096), 67, WKT_CONTIG, 0, 1);
     }
     add(l, WK_F32, 0, SHAPE(0, 64), 37, WKT_CONTIG, 0); /* no rows of x */
     add(l, WK_F32, 4, SHAPE(3, 64), 0, WKT_CONTIG, 0);  /* no rows of w */

@@ -291,7 +291,7 @@ template <class T, int TK> __device__ __forceinline__ void at_fwd(const wk_gpu_a
     }
     at_finish<T>(p, it, item, st);
     if (p.splits > 1)
-        at_merge_last<T>(p, it, item, TK);
+        at_merge_last<T>(p, it, item, TK, (int)p.splits);
 }
 
 template <class T, class, int> __device__ __forceinline__ void attn_fwd_run(const wk_gpu_attn_args &p)

@@ -154,16 +154,17 @@ __device__ __forceinline__ void at_merge(const wk_gpu_attn_args &p, const at_ite
         at_merge_cols<T, 1>(p, it, part, splits);
 }
 
-/* After a split's partial rows are written: the item's block that finishes last (a ticket per item in p.count)
- * merges all of them; the others return. */
+/* After a split's partial rows are written: the item's block that finishes last (a ticket per item in p.count, of
+ * `blocks` that take one) merges all of them; the others return. */
 template <class T>
-__device__ __forceinline__ void at_merge_last(const wk_gpu_attn_args &p, const at_item &it, int64_t item, int64_t tk)
+__device__ __forceinline__ void at_merge_last(const wk_gpu_attn_args &p, const at_item &it, int64_t item, int64_t tk,
+                                              int blocks)
 {
     __shared__ int last;
     __syncthreads(); /* the block's partial rows are written */
     if (threadIdx.x == 0) { /* one thread's fences order the block's writes (the pattern of a grid barrier) */
         wk_fence_gpu(); /* the rows are visible before the ticket is */
-        last = atomicAdd(p.count + item, 1) == (int)p.splits - 1;
+        last = atomicAdd(p.count + item, 1) == blocks - 1;
         if (last)
             wk_fence_gpu(); /* the other blocks' rows are read after their tickets */
     }

@@ -232,11 +232,11 @@ __device__ __forceinline__ void am_finish(const wk_gpu_attn_args &p, const at_it
 }
 
 /* Decode's result: the four warps' states of the item's rows (each over its own keys) merged through shared
- * memory, then out and lse (splits == 1) or the split's partial rows for at_merge_last (acc, m, l as attn_fwd
- * writes them). */
+ * memory, then out and lse (one split with keys: `used`) or the split's partial rows for at_merge_last (acc, m, l
+ * as attn_fwd writes them). */
 template <class T, int D>
 __device__ __forceinline__ void am_finish_dec(const wk_gpu_attn_args &p, const at_item &it, int64_t item,
-                                              am_state<D> &st, am_red<D> &red)
+                                              am_state<D> &st, am_red<D> &red, int used)
 {
     int w = (int)(threadIdx.x / 32), lane = (int)(threadIdx.x & 31u), g = lane >> 2, t = lane & 3;
     __syncthreads(); /* the tiles are no longer read */
@@ -269,7 +269,7 @@ __device__ __forceinline__ void am_finish_dec(const wk_gpu_attn_args &p, const a
             l += red.l[k][r] * f;
             acc += red.o[k][r][c] * f;
         }
-        if (p.splits > 1) {
+        if (used > 1) {
             float *part = p.part + ((item * p.splits + blockIdx.y) * AT_ROWS + r) * AT_PART_W(p.dv);
             part[c] = acc;
             if (c == 0) {
@@ -300,6 +300,11 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
     at_window(p, it.len, it.i0 + it.nq - 1, lo2, hi2);
     int64_t s0, end;
     at_split(p, it, AM_TK, s0, end);
+    /* Decode: splits past the ones that got keys (a cache filled in part) have nothing to add and return; with one
+     * left, it writes out itself, with no merge (block-uniform: every block of the item computes the same). */
+    const int used = DEC && p.splits > 1 ? at_splits_used(p, it, AM_TK) : 1;
+    if (DEC && (int)blockIdx.y >= (used > 1 ? used : 1))
+        return;
     int64_t full_hi = hi < end ? hi : end; /* tiles in [lo2, full_hi) are seen whole by every row */
     lo = s0;
     am_state<D> st;
@@ -339,9 +344,9 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
         }
     }
     if (DEC) {
-        am_finish_dec<T, D>(p, it, item, st, sm.r);
-        if (p.splits > 1)
-            at_merge_last<T>(p, it, item, AM_TK);
+        am_finish_dec<T, D>(p, it, item, st, sm.r, used);
+        if (used > 1)
+            at_merge_last<T>(p, it, item, AM_TK, used);
     } else
         am_finish<T, D>(p, it, st);
 }

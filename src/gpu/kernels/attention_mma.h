@@ -11,7 +11,8 @@
  * prefill: a work item is AM_ROWS queries of one query head (nh = 1, nq = AM_ROWS), 16 rows a warp; no splits.
  * decode: a work item is AT_ROWS rows (a group's query heads x a few queries, as attn_fwd plans them), shared by
  * the four warps, each taking 16 keys of every tile; the warps' states are merged at the end, and splits of the
- * keys (grid.y, runs of whole tiles of AM_TK: attention.cuh at_split) are merged by the block that finishes last. */
+ * keys (grid.y, runs of whole tiles of AM_TK: attention.cuh at_split) are merged by the block that finishes last;
+ * splits past the keys a length fills return at once, and where one split holds them all it writes out itself. */
 #define AM_WARPS 4
 #define AM_THREADS (AM_WARPS * 32)
 #define AM_ROWS (AM_WARPS * 16)

@@ -275,7 +275,14 @@ __device__ __forceinline__ void mqd_store(const wk_gpu_matmul_q_args &p, const f
             y[r][m] = wk_group_reduce<LW>(acc[r][m], wk_op_sum(), lpr);
             redo |= m < mt && y[r][m] != y[r][m];
         }
-    if (wk_warp_ballot<LW>(redo))
+    /* Every lane of a group must enter the redo's reductions together; the NVIDIA build's logical wave64 reduces
+     * through block barriers, so there the whole block decides. */
+    bool again;
+    if constexpr (LW > WK_HW_WARP)
+        again = __syncthreads_or(redo) != 0;
+    else
+        again = wk_warp_ballot<LW>(redo) != 0;
+    if (again)
 #pragma unroll 1
         for (int r = 0; r < R; r++)
 #pragma unroll 1
