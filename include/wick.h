@@ -610,18 +610,24 @@ wk_status wk_quantize(const wk_tensor *x, wk_dtype qt, wk_tensor **out);
 wk_status wk_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor **out);
 
 /* wk_linear: a linear layer and the steps a decoder chains around it, each optional, in one call:
- *     out = residual + glu(rms_norm(x, norm, eps) @ w^T + bias)
+ *     out = residual + glu(rope(rms_norm(x, norm, eps) @ w^T + bias))
  * x (..., K) of f32, f16 or bf16, any view; w (N, K), each row one output feature: of x's dtype (any view with unit
  * stride along K, wk_matmul's numerics) or block-quantized (wk_matmul_q's rules and numerics). With p NULL or all
  * zero it is x @ w^T. p->norm (K) of x's dtype: x's rows through wk_rms_norm with p->eps first. p->bias (N) of x's
  * dtype. p->glu: the product's halves through wk_glu(p->glu_kind) (N even; out's last dim N / 2). p->residual of
- * out's shape and x's dtype (any strides), added last. out (..., N or N / 2) new and contiguous, in x's dtype.
- * Where the backend fuses the steps (a GPU, for one row of x: a decode step) they run in one kernel on f32 values and
- * out is rounded once; elsewhere they run as the separate ops, each rounding to x's dtype, so results differ
- * between the two by the rounding of the intermediates (matmul's tolerance covers it). Errors: as wk_matmul_q's for
+ * out's shape and x's dtype (any strides), added last. p->rope_cos and p->rope_sin ((T, D/2) of x's dtype, T x's
+ * second-to-last dim, 1 for a 1-D x; D even): a q/k projection's rotary embedding, the product's first rope_cols
+ * columns (0: all N; a multiple of D) taken as heads of D and rotated as wk_rope (halves) or, with rope_interleaved,
+ * wk_rope_i (pairs 2i, 2i + 1) rotate (B, H, T, D), token t by row t of the tables; not with glu.
+ * out (..., N or N / 2) new and contiguous, in x's dtype. Where the backend fuses the steps (a GPU, for one row of
+ * x: a decode step) they run in one kernel on f32 values and out is rounded once; elsewhere they run as the
+ * separate ops, each rounding to x's dtype, so results differ between the two by the rounding of the intermediates
+ * (matmul's tolerance covers it). Errors: as wk_matmul_q's for
  * x and w (a float w of another dtype than x: WK_ERR_DTYPE); norm, bias or residual of the wrong shape: WK_ERR_SHAPE,
  * of another dtype: WK_ERR_DTYPE, on another device: WK_ERR_DEVICE; eps negative or not finite, or glu_kind not a
- * wk_glu_kind: WK_ERR_INVALID_ARGUMENT; glu with N odd: WK_ERR_SHAPE. */
+ * wk_glu_kind: WK_ERR_INVALID_ARGUMENT; glu with N odd: WK_ERR_SHAPE; one rope table without the other, or rope with
+ * glu: WK_ERR_INVALID_ARGUMENT; tables of the wrong shape, rope_cols negative, past N or not a multiple of D:
+ * WK_ERR_SHAPE. */
 typedef struct wk_linear_params {
     const wk_tensor *norm;     /* RMSNorm weight (K), or NULL */
     double eps;                /* the norm's epsilon */
@@ -629,6 +635,9 @@ typedef struct wk_linear_params {
     bool glu;                  /* gate the product's halves (first: gate, second: up) */
     wk_glu_kind glu_kind;      /* WK_GLU_SWIGLU for Llama's MLP */
     const wk_tensor *residual; /* out's shape, or NULL */
+    const wk_tensor *rope_cos, *rope_sin; /* (T, D/2) each, or NULL: no rotary embedding */
+    bool rope_interleaved;     /* rotate pairs (2i, 2i + 1) of each head (GGUF's order); false: halves (i, i + D/2) */
+    int64_t rope_cols;         /* the output's leading columns rotated, a multiple of D; 0: all */
 } wk_linear_params;
 wk_status wk_linear(const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p, wk_tensor **out);
 

@@ -1,6 +1,6 @@
 /* llama.c: loading a Llama (a Hugging Face directory or a GGUF file), its KV cache and rope tables, and the
- * forward pass: every layer one fused q/k/v product, rope, kv_append into the cache, the fused causal attention
- * over the cache, one fused gate/up product with SwiGLU; logits and greedy tokens at the end. */
+ * forward pass: every layer one fused q/k/v product with the rope, kv_append into the cache, the fused causal
+ * attention over the cache, one fused gate/up product with SwiGLU; logits and greedy tokens at the end. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,19 +6,21 @@
 #include "llama_internal.h"
 #include "scope.h"
 
-/* Self-attention of x (B, n, hidden) through the layer's attention norm (fused into the products): q, k, v as views of
- * one product (heads of q, then k, then v in each row; v of its own product where the layer has v_w), one rope over
- * the heads of q and k together, k and v appended to the cache, the causal fused op over the cache, the heads joined
- * back into (B, n, heads * head_dim). */
+/* Self-attention of x (B, n, hidden) through the layer's attention norm and the rope of q's and k's heads (both fused
+ * into the product): q, k, v as views of one product (heads of q, then k, then v in each row; v of its own product
+ * where the layer has v_w), k and v appended to the cache, the causal fused op over the cache, the heads joined back
+ * into (B, n, heads * head_dim). */
 static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L, const wk_tensor *x,
                         const llama_step *st, wk_tensor **out)
 {
     const llama_config *c = &m->cfg;
     int64_t B = m->batch, n = st->n, D = c->head_dim, hq = c->heads, hkv = c->kv_heads;
     int64_t C = (hq + (L->v_w ? 1 : 2) * hkv) * D, Cv = L->v_w ? hkv * D : C; /* the products' row lengths */
-    wk_tensor *qkv = NULL, *vo = NULL, *qk = NULL, *v = NULL, *qkr = NULL, *qr = NULL, *kr = NULL, *a = NULL;
-    const wk_linear_params pq = {.norm = L->attn_norm, .eps = c->eps, .bias = L->qkv_b}, pv = {.norm = L->attn_norm,
-                                                                                                .eps = c->eps};
+    wk_tensor *qkv = NULL, *vo = NULL, *qk = NULL, *v = NULL, *qr = NULL, *kr = NULL, *a = NULL;
+    const wk_linear_params pq = {.norm = L->attn_norm, .eps = c->eps, .bias = L->qkv_b, .rope_cos = st->cos,
+                                 .rope_sin = st->sin, .rope_interleaved = c->interleaved_rope,
+                                 .rope_cols = (hq + hkv) * D},
+                           pv = {.norm = L->attn_norm, .eps = c->eps};
     WM_TRACK(sc, &qkv, wk_linear(x, L->qkv_w, &pq, &qkv));
     if (L->v_w)
         WM_TRACK(sc, &vo, wk_linear(x, L->v_w, &pv, &vo));
@@ -27,11 +29,8 @@ static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L
                   vstrides[4] = {n * Cv, D, Cv, 1};
     WM_TRACK(sc, &qk, wk_as_strided(qkv, 4, qks, strides, wk_tensor_offset(qkv), &qk));
     WM_TRACK(sc, &v, wk_as_strided(vsrc, 4, vs, vstrides, wk_tensor_offset(vsrc) + (L->v_w ? 0 : (hq + hkv) * D), &v));
-    wk_status (*rope)(const wk_tensor *, const wk_tensor *, const wk_tensor *, wk_tensor **) =
-        c->interleaved_rope ? wk_rope_i : wk_rope;
-    WM_TRACK(sc, &qkr, rope(qk, st->cos, st->sin, &qkr));
-    WM_TRACK(sc, &qr, wk_narrow(qkr, 1, 0, hq, &qr));
-    WM_TRACK(sc, &kr, wk_narrow(qkr, 1, hq, hkv, &kr));
+    WM_TRACK(sc, &qr, wk_narrow(qk, 1, 0, hq, &qr));
+    WM_TRACK(sc, &kr, wk_narrow(qk, 1, hq, hkv, &kr));
     wk_status s = wk_kv_append(L->k_cache, L->v_cache, kr, v, st->len_before, NULL);
     if (s != WK_OK)
         return wm_fail(sc->err, sc->cap, s, "%s", wk_last_error());
@@ -42,7 +41,7 @@ static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L
 
 /* One layer: x (B, n, hidden) -> *out, x after the layer (a new reference the caller owns). Each norm is fused into
  * the products after it and each residual add into the product before it (wk_linear), and the gated unit into the
- * gate/up product: four products, the rope, the cache append and the attention a layer. */
+ * gate/up product, the rope into the q/k/v product: four products, the cache append and the attention a layer. */
 static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_tensor *x, const llama_step *st,
                            wk_tensor **out, char *err, size_t cap)
 {

@@ -50,7 +50,8 @@ class ConvParams(Structure):
 
 class LinearParams(Structure):  # wk_linear_params
     _fields_ = [("norm", c_void_p), ("eps", c_double), ("bias", c_void_p), ("glu", c_bool), ("glu_kind", c_int),
-                ("residual", c_void_p)]
+                ("residual", c_void_p), ("rope_cos", c_void_p), ("rope_sin", c_void_p), ("rope_interleaved", c_bool),
+                ("rope_cols", c_int64)]
 
 
 class PoolParams(Structure):

@@ -203,16 +203,21 @@ def matmul_q(x, w):
     return call("matmul_q", _t(x), w)
 
 
-def linear(x, w, norm=None, eps=1e-6, bias=None, glu=None, residual=None):
-    """wk_linear: residual + glu(rms_norm(x, norm, eps) @ w^T + bias), each step optional (None: left out); w (N, K)
-    of x's dtype or block-quantized; glu one of GLU, over the product's halves. One kernel for one row of x on a GPU."""
+def linear(x, w, norm=None, eps=1e-6, bias=None, glu=None, residual=None, rope=None, rope_interleaved=False,
+           rope_cols=0):
+    """wk_linear: residual + glu(rope(rms_norm(x, norm, eps) @ w^T + bias)), each step optional (None: left out);
+    w (N, K) of x's dtype or block-quantized; glu one of GLU, over the product's halves; rope (cos, sin), each
+    (T, D/2): the first rope_cols columns (0: all) as heads of D rotated as wick.rope (halves) or, with
+    rope_interleaved, wick.rope_i. One kernel for one row of x on a GPU."""
     if glu is not None and glu not in GLU:
         raise ValueError(f"glu kind {glu!r}: one of {GLU}")
     x = _t(x)
-    norm, bias, residual = _t(norm, x), _t(bias, x), _t(residual, x)  # held here while the call runs
-    h = [None if t is None else t._h for t in (norm, bias, residual)]  # (a Tensor's truth is its length)
+    cos, sin = (None, None) if rope is None else rope
+    norm, bias, residual, cos, sin = (_t(t, x) for t in (norm, bias, residual, cos, sin))  # held while the call runs
+    h = [None if t is None else t._h for t in (norm, bias, residual, cos, sin)]  # (a Tensor's truth is its length)
     p = LinearParams(norm=h[0], eps=float(eps), bias=h[1], glu=glu is not None,
-                     glu_kind=GLU.index(glu) if glu is not None else 0, residual=h[2])
+                     glu_kind=GLU.index(glu) if glu is not None else 0, residual=h[2], rope_cos=h[3], rope_sin=h[4],
+                     rope_interleaved=bool(rope_interleaved), rope_cols=int(rope_cols))
     return call("linear", x, _t(w, x), byref(p))
 
 

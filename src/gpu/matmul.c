@@ -197,7 +197,8 @@ static wk_status gemv_launch(wk_gpu_dev *d, wk_dtype dt, const void *w, const vo
         return WK_ERR_UNSUPPORTED;
     if (k % (16 / es) != 0 || (ldw * es) % 16 != 0 || ((uintptr_t)w | (uintptr_t)x | (uintptr_t)e->norm) % 16)
         return WK_ERR_UNSUPPORTED;
-    int rs = e->glu || n >= 4096 ? 1 : 0, ws = wk_gpu_width_slot(d); /* two rows of w a group when there are many */
+    /* two rows of w a group when there are many, and for a gated unit or a rope (pairs of rows) */
+    int rs = e->glu || e->rope || n >= 4096 ? 1 : 0, ws = wk_gpu_width_slot(d);
     int64_t lpr = wk_gpu_logical_warp(d), groups = e->glu ? e->half : (n + rs) / (rs + 1);
     while (lpr > 1 && lpr / 2 >= k / (16 / es)) /* a short row: fewer lanes to it */
         lpr /= 2;

@@ -1,6 +1,7 @@
-/* linear.c: wk_linear, a linear layer with the norm before it and the bias, gated unit and residual after it: every
- * operand checked once here, then the backend's linear slot where it fuses the call (one row of x, every operand
- * contiguous), else the steps as the separate ops (wk_rms_norm, wk_matmul or wk_matmul_q, wk_binary, wk_glu).
+/* linear.c: wk_linear, a linear layer with the norm before it and the bias, rotary embedding, gated unit and residual
+ * after it: every operand checked once here, then the backend's linear slot where it fuses the call (one row of x,
+ * every operand contiguous), else the steps as the separate ops (wk_rms_norm, wk_matmul or wk_matmul_q, wk_binary,
+ * wk_rope or wk_rope_i, wk_glu).
  * WICK_LINEAR_FUSED=0 never calls the slot (for comparisons). */
 #include <math.h>
 #include <string.h>
@@ -40,11 +41,46 @@ static wk_status check_operands(const char *op, const wk_tensor *x, const wk_ten
     return WK_OK;
 }
 
+/* x's tokens: its second-to-last dim (1 for a 1-D x), the rows of the rope tables. */
+static int64_t tokens(const wk_tensor *x) { return x->rank >= 2 ? x->shape[x->rank - 2] : 1; }
+
+/* The rope tables (T, D/2) of x's dtype on x's device, and rope_cols (0: all N) a multiple of D within N. */
+static wk_status check_rope(const char *op, const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p)
+{
+    char b1[200];
+    if (!p->rope_cos && !p->rope_sin)
+        return WK_OK;
+    if (!p->rope_cos || !p->rope_sin)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: rope needs both rope_cos and rope_sin", op);
+    if (p->glu)
+        return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: rope and glu do not go together", op);
+    const wk_tensor *t[2] = {p->rope_cos, p->rope_sin};
+    const char *names[2] = {"rope_cos", "rope_sin"};
+    for (int i = 0; i < 2; i++) {
+        WK_TRY(wk_check_tensor(op, names[i], t[i]));
+        WK_TRY(wk_check_same_device(op, x, t[i]));
+        WK_TRY(wk_check_same_dtype(op, x, t[i]));
+        if (t[i]->rank != 2 || t[i]->shape[0] != tokens(x) || t[i]->shape[1] < 1 ||
+            t[i]->shape[1] != p->rope_cos->shape[1])
+            return wk_error(WK_ERR_SHAPE, "%s: %s must be (T, D/2) with T = %lld (x's tokens), got %s", op, names[i],
+                            (long long)tokens(x), wk_describe(b1, sizeof b1, t[i]));
+    }
+    int64_t D = 2 * p->rope_cos->shape[1], N = w->shape[0];
+    if (p->rope_cols < 0 || p->rope_cols > N || p->rope_cols % D != 0)
+        return wk_error(WK_ERR_SHAPE, "%s: rope_cols %lld must be a multiple of the head dim %lld within N = %lld", op,
+                        (long long)p->rope_cols, (long long)D, (long long)N);
+    if (p->rope_cols == 0 && N % D != 0)
+        return wk_error(WK_ERR_SHAPE, "%s: rope over all %lld columns needs a multiple of the head dim %lld", op,
+                        (long long)N, (long long)D);
+    return WK_OK;
+}
+
 static wk_status check(const char *op, const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p,
                        int64_t *shape)
 {
     char b1[200];
     WK_TRY(check_operands(op, x, w, p, shape));
+    WK_TRY(check_rope(op, x, w, p));
     if (p->norm && (!(p->eps >= 0) || isinf(p->eps)))
         return wk_error(WK_ERR_INVALID_ARGUMENT, "%s: eps must be finite and >= 0, got %g", op, p->eps);
     WK_TRY(check_vector(op, "norm", x, p->norm, w->shape[1]));
@@ -74,6 +110,9 @@ static bool fusable(const wk_tensor *x, const wk_tensor *w, const wk_linear_para
     if (!wk_tensor_is_contiguous(x) || !unit_vector(p->norm) || !unit_vector(p->bias) ||
         (p->residual && !wk_tensor_is_contiguous(p->residual)))
         return false;
+    if (p->rope_cos && (p->rope_cos->strides[1] != 1 || p->rope_sin->strides[1] != 1 ||
+                        N % (2 * p->rope_cos->shape[1]) != 0))
+        return false; /* the slot pairs every head's rows alike: whole heads */
     return wk_dtype_is_quantized(w->dtype) ? wk_tensor_is_contiguous(w) : w->strides[1] == 1 && w->strides[0] >= K;
 }
 
@@ -91,7 +130,9 @@ static wk_status fused(const wk_tensor *x, const wk_tensor *w, const wk_linear_p
         s = wk_tensor_view(p->residual, 2, os, ost, p->residual->offset, &r2);
     if (s == WK_OK) {
         wk_linear_job j = {.x = x2, .w = w, .norm = p->norm, .bias = p->bias, .residual = r2, .out = o2,
-                           .eps = p->eps, .glu = p->glu, .glu_kind = p->glu_kind};
+                           .eps = p->eps, .glu = p->glu, .glu_kind = p->glu_kind, .rope_cos = p->rope_cos,
+                           .rope_sin = p->rope_sin, .rope_interleaved = p->rope_interleaved,
+                           .rope_cols = p->rope_cols ? p->rope_cols : w->shape[0]};
         s = wk_be(x)->linear(&j);
     }
     wk_tensor_release(x2), wk_tensor_release(o2), wk_tensor_release(r2);
@@ -122,6 +163,25 @@ static wk_status product(const wk_tensor *h, const wk_tensor *w, wk_tensor **y)
             return s;                                                                                             \
     } while (0)
 
+/* The rotary embedding of h (M, N), fresh and contiguous, in place: its first rope_cols columns as (M / T, H, T, D)
+ * (strides T N, D, N, 1) through wk_rope or wk_rope_i, copied back. */
+static wk_status rope_cols(wk_tensor *h, const wk_linear_params *p, int64_t T)
+{
+    int64_t M = h->shape[0], N = h->shape[1], D = 2 * p->rope_cos->shape[1];
+    int64_t H = (p->rope_cols ? p->rope_cols : N) / D;
+    if (M == 0 || H == 0)
+        return WK_OK;
+    const int64_t shape[4] = {M / T, H, T, D}, strides[4] = {T * N, D, N, 1};
+    wk_tensor *v = NULL, *r = NULL;
+    wk_status s = wk_tensor_view(h, 4, shape, strides, h->offset, &v);
+    if (s == WK_OK)
+        s = (p->rope_interleaved ? wk_rope_i : wk_rope)(v, p->rope_cos, p->rope_sin, &r);
+    if (s == WK_OK)
+        s = wk_copy_into(v, r);
+    wk_tensor_release(v), wk_tensor_release(r);
+    return s;
+}
+
 /* The steps as the separate ops, each rounding to x's dtype; *out new. */
 static wk_status composed(const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p, wk_tensor **out)
 {
@@ -136,6 +196,10 @@ static wk_status composed(const wk_tensor *x, const wk_tensor *w, const wk_linea
     STEP(h, product(h, w, &next_));
     if (p->bias)
         STEP(h, wk_binary(WK_BINARY_ADD, h, p->bias, &next_));
+    if (p->rope_cos && (s = rope_cols(h, p, tokens(x))) != WK_OK) {
+        wk_tensor_release(h);
+        return s;
+    }
     if (p->glu)
         STEP(h, wk_glu(p->glu_kind, h, &next_));
     int64_t shape[WK_MAX_RANK];

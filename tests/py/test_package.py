@@ -204,6 +204,22 @@ def test_linear():
     x, xv = rand((2, 16))
     w, wv = rand((4, 16))
     close(wick.linear(x, w), xv @ wv.T, "f32", "linear plain")
+    for inter in (False, True):  # rope over the first two heads of 4 of three (tokens: the tables' rows)
+        xr, xrv = rand((1, 2, 16))
+        wr, wrv = rand((12, 16))
+        c, cv = rand((2, 2))
+        s, sv = rand((2, 2))
+        y = (xrv @ wrv.T).reshape(2, 3, 4)
+        a, b = (y[:, :2, 0::2], y[:, :2, 1::2]) if inter else (y[:, :2, :2], y[:, :2, 2:])
+        ra, rb = a * cv[:, None] - b * sv[:, None], a * sv[:, None] + b * cv[:, None]
+        if inter:
+            y[:, :2, 0::2], y[:, :2, 1::2] = ra, rb
+        else:
+            y[:, :2, :2], y[:, :2, 2:] = ra, rb
+        got = wick.linear(xr, wr, rope=(c, s), rope_interleaved=inter, rope_cols=8)
+        close(got, y.reshape(1, 2, 12), "f32", f"linear rope interleaved={inter}")
+    raises("WK_ERR_INVALID_ARGUMENT", lambda: wick.linear(xr, wr, glu="swiglu", rope=(c, s)), "linear rope glu",
+           "linear")
     x0 = wick.zeros((0, 16))
     got = wick.linear(x0, w, norm=wick.ones(16), glu="swiglu", residual=wick.zeros((0, 2)))
     check(got.shape == (0, 2), f"linear with no rows of x: shape {got.shape}")

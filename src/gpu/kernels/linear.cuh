@@ -1,6 +1,6 @@
 /* linear.cuh: the device side of linear.h, shared by the mat-vec kernels that fuse wk_linear's steps (gemv.cu,
  * matmul_q_dot.cu): which rows of w a group of lanes owns, the norm's scale, and the epilogue that turns a group's
- * f32 products into out's values (bias, gated unit, residual; one rounding). */
+ * f32 products into out's values (bias, rotary embedding or gated unit, residual; one rounding). */
 #ifndef WK_GPU_LINEAR_CUH
 #define WK_GPU_LINEAR_CUH
 
@@ -8,10 +8,16 @@
 #include "linear.h"
 
 /* Row r of the R rows of w group g owns: g * R + r; with a gated unit (R == 2) row g and row g + half, the gate's
- * row and its up row. */
+ * row and its up row; with a rope of halves (R == 2) rows i and i + D/2 of head g / (D/2), i = g % (D/2). */
 __device__ __forceinline__ int64_t lin_row(const wk_gpu_linear_epi &e, int64_t g, int r, int R)
 {
-    return e.glu ? g + r * e.half : g * R + r;
+    if (e.glu)
+        return g + r * e.half;
+    if (e.rope == LIN_ROPE_HALVES) {
+        const int64_t hd = e.head_dim / 2, h = g / hd;
+        return h * e.head_dim + (g - h * hd) + r * hd;
+    }
+    return g * R + r;
 }
 
 /* The norm's factor 1 / sqrt(mean(x^2) + eps) from the sum of squares of x's K values (wk_rms_norm's). */
@@ -35,10 +41,10 @@ __device__ __forceinline__ float lin_glu(int glu, float a, float b)
     }
 }
 
-/* The epilogue's operands of group g at row m of x (its rows' biases and residuals; 0 where there is none): loaded
- * before the product where the kernel can, so that their trips to memory overlap it. */
+/* The epilogue's operands of group g at row m of x (its rows' biases and residuals, the rope's cos and sin; 0 where
+ * there is none): loaded before the product where the kernel can, so that their trips to memory overlap it. */
 template <int R> struct lin_ops {
-    float bias[R], res[R];
+    float bias[R], res[R], cos, sin;
 };
 template <class T, int R>
 __device__ __forceinline__ lin_ops<R> lin_load(const wk_gpu_linear_epi &e, int64_t N, int64_t m, int64_t g)
@@ -47,10 +53,17 @@ __device__ __forceinline__ lin_ops<R> lin_load(const wk_gpu_linear_epi &e, int64
     lin_ops<R> o;
 #pragma unroll
     for (int r = 0; r < R; r++) {
-        const int64_t row = e.glu ? g + r * e.half : g * R + r, col = e.glu ? g : row, n = e.glu ? e.half : N;
+        const int64_t row = lin_row(e, g, r, R), col = e.glu ? g : row, n = e.glu ? e.half : N;
         const bool in = e.glu ? g < e.half : row < N;
         o.bias[r] = bias && in ? wk_ld(bias + row) : 0.0f;
         o.res[r] = res && in && (!e.glu || r == 0) ? wk_ld(res + m * n + col) : 0.0f;
+    }
+    o.cos = 1.0f, o.sin = 0.0f;
+    const int64_t r0 = lin_row(e, g, 0, R);
+    if (e.rope && r0 < e.rope_rows) { /* pair i of the head */
+        const int64_t i = e.rope == LIN_ROPE_HALVES ? r0 % e.head_dim : r0 % e.head_dim / 2;
+        o.cos = wk_ld((const T *)e.cos + i);
+        o.sin = wk_ld((const T *)e.sin + i);
     }
     return o;
 }
@@ -65,6 +78,15 @@ __device__ __forceinline__ void lin_store(const wk_gpu_linear_epi &e, T *out, in
         if (e.glu) {
             if (g < e.half)
                 wk_st(out + m * e.half + g, lin_glu(e.glu, y[0] + o.bias[0], y[1] + o.bias[1]) + o.res[0]);
+            return;
+        }
+        if (e.rope) { /* the pair rotated (cos 1, sin 0 past rope_rows) */
+            const float a = y[0] + o.bias[0], b = y[1] + o.bias[1];
+            const int64_t r0 = lin_row(e, g, 0, 2), r1 = lin_row(e, g, 1, 2);
+            if (r1 < N) {
+                wk_st(out + m * N + r0, a * o.cos - b * o.sin + o.res[0]);
+                wk_st(out + m * N + r1, a * o.sin + b * o.cos + o.res[1]);
+            }
             return;
         }
     }
