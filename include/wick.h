@@ -747,6 +747,16 @@ wk_status wk_attention(const wk_tensor *q, const wk_tensor *k, const wk_tensor *
  * the caches are still unchanged). */
 wk_status wk_kv_append(wk_tensor *k_cache, wk_tensor *v_cache, const wk_tensor *k, const wk_tensor *v,
                        const wk_tensor *seq_lens, const wk_tensor *block_table);
+/* A decoder's attention step in one call (FlashAttention's flash_attn_with_kvcache): k_new, v_new (B, Hkv, Sq,
+ * D / Dv) appended to the caches as wk_kv_append(k_cache, v_cache, k_new, v_new, p->seq_lens, p->block_table) does,
+ * then wk_attention(q, k_cache, v_cache) with every p field as given but the lengths, which are p->seq_lens[b] + Sq
+ * (p->seq_lens: the lengths before the step, required, not advanced). Sq is q's and k_new's dim 2. Errors: as the
+ * two ops' (the same codes, found before anything is written), Sq of k_new not q's: WK_ERR_SHAPE, q overlapping a
+ * cache: WK_ERR_INVALID_ARGUMENT. Where the backend fuses it (NVIDIA GPUs, the tensor-core decode kernel: up to 16
+ * queries, a contiguous cache, at most 64 sequences) the new keys are written and read by the attention's own
+ * kernel, one launch instead of two; elsewhere, and under WICK_ATTENTION_KV_FUSED=0, the two ops run in turn. */
+wk_status wk_attention_kv(const wk_tensor *q, wk_tensor *k_cache, wk_tensor *v_cache, const wk_tensor *k_new,
+                          const wk_tensor *v_new, const wk_attention_params *p, wk_tensor **out, wk_tensor **lse);
 
 /* ---------------------------------------------------------------- foreign memory
  * Memory wick does not own: a caller's buffer, a file mapping, another framework's tensor (DLPack below). */

@@ -8,8 +8,8 @@
 
 /* Self-attention of x (B, n, hidden) through the layer's attention norm and the rope of q's and k's heads (both fused
  * into the product): q, k, v as views of one product (heads of q, then k, then v in each row; v of its own product
- * where the layer has v_w), k and v appended to the cache, the causal fused op over the cache, the heads joined back
- * into (B, n, heads * head_dim). */
+ * where the layer has v_w), k and v appended to the cache and the causal fused op over it (wk_attention_kv: one
+ * kernel in a GPU's decode step), the heads joined back into (B, n, heads * head_dim). */
 static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L, const wk_tensor *x,
                         const llama_step *st, wk_tensor **out)
 {
@@ -31,17 +31,14 @@ static wk_status attend(wm_scope *sc, const llama_model *m, const llama_layer *L
     WM_TRACK(sc, &v, wk_as_strided(vsrc, 4, vs, vstrides, wk_tensor_offset(vsrc) + (L->v_w ? 0 : (hq + hkv) * D), &v));
     WM_TRACK(sc, &qr, wk_narrow(qk, 1, 0, hq, &qr));
     WM_TRACK(sc, &kr, wk_narrow(qk, 1, hq, hkv, &kr));
-    wk_status s = wk_kv_append(L->k_cache, L->v_cache, kr, v, st->len_before, NULL);
-    if (s != WK_OK)
-        return wm_fail(sc->err, sc->cap, s, "%s", wk_last_error());
-    wk_attention_params p = {.causal = true, .seq_lens = st->len_after};
-    WM_TRACK(sc, &a, wk_attention(qr, L->k_cache, L->v_cache, &p, &a, NULL));
+    wk_attention_params p = {.causal = true, .seq_lens = st->len_before}; /* the lengths before the step's rows */
+    WM_TRACK(sc, &a, wk_attention_kv(qr, L->k_cache, L->v_cache, kr, v, &p, &a, NULL));
     return wm_join_heads(sc, a, out);
 }
 
 /* One layer: x (B, n, hidden) -> *out, x after the layer (a new reference the caller owns). Each norm is fused into
  * the products after it and each residual add into the product before it (wk_linear), and the gated unit into the
- * gate/up product, the rope into the q/k/v product: four products, the cache append and the attention a layer. */
+ * gate/up product, the rope into the q/k/v product: four products and the attention with the cache append a layer. */
 static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_tensor *x, const llama_step *st,
                            wk_tensor **out, char *err, size_t cap)
 {
@@ -62,21 +59,17 @@ static wk_status run_layer(const llama_model *m, const llama_layer *L, const wk_
     return s;
 }
 
-/* The step's rope rows and length tensors, held by sc. */
+/* The step's rope rows and length tensor, held by sc. */
 static wk_status make_step(wm_scope *sc, const llama_model *m, int n, llama_step *st)
 {
-    int32_t *lens = malloc(sizeof(int32_t) * 2 * (size_t)m->batch);
+    int32_t *lens = malloc(sizeof(int32_t) * (size_t)m->batch);
     if (!lens)
         return wm_fail(sc->err, sc->cap, WK_ERR_OUT_OF_MEMORY, "no memory for %d lengths", m->batch);
-    for (int b = 0; b < m->batch; b++) {
+    for (int b = 0; b < m->batch; b++)
         lens[b] = m->pos;
-        lens[m->batch + b] = m->pos + n;
-    }
     int64_t B = m->batch;
     st->n = n;
     wk_status s = wm_track(sc, wk_tensor_from_host(m->dev, WK_I32, 1, &B, lens, &st->len_before), &st->len_before);
-    if (s == WK_OK)
-        s = wm_track(sc, wk_tensor_from_host(m->dev, WK_I32, 1, &B, lens + m->batch, &st->len_after), &st->len_after);
     free(lens);
     WM_TRY(s);
     WM_TRACK(sc, &st->cos, wk_narrow(m->cos, 0, m->pos, n, &st->cos));

@@ -1,5 +1,5 @@
 /* llama_graph.c: decoding one token per sequence as a replayed graph (wick.h "streams"). The step's inputs -- token
- * ids, the position (rope rows are gathered from it on the device) and the lengths before and after -- live in
+ * ids, the position (rope rows are gathered from it on the device) and the lengths before the step -- live in
  * device tensors written before each replay; the step is captured once, at the first decode, on the decoder's own
  * stream. Every step ends with the host waiting for it (reading its tokens or logits, or a sync), so eager steps on
  * the thread's stream and replays on the decoder's stay in order. WICK_LLAMA_GRAPH=0 keeps decoding eager. */
@@ -12,9 +12,9 @@
 typedef struct llama_decoder {
     wk_stream *stream;
     wk_graph *graph;
-    wk_tensor *ids, *pos, *len_before, *len_after; /* inputs: (B, 1) i32, (1) i32, (B) i32, (B) i32 */
+    wk_tensor *ids, *pos, *len_before;             /* inputs: (B, 1) i32, (1) i32, (B) i32 */
     wk_tensor *logits, *next;                      /* outputs: (B, 1, vocab) f32, (B) i64 */
-    int32_t *host;                                 /* the inputs' host side: ids, pos, lens before, lens after */
+    int32_t *host;                                 /* the inputs' host side: ids, pos, lens before */
     bool unavailable;                              /* no graphs here: decode eagerly */
 } llama_decoder;
 
@@ -22,7 +22,7 @@ typedef struct llama_decoder {
 static void decoder_parts_free(llama_decoder *d)
 {
     wk_graph_destroy(d->graph);
-    wk_tensor *ts[] = {d->ids, d->pos, d->len_before, d->len_after, d->logits, d->next};
+    wk_tensor *ts[] = {d->ids, d->pos, d->len_before, d->logits, d->next};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
         wk_tensor_release(ts[i]);
     if (d->stream) {
@@ -51,17 +51,15 @@ static bool graphs_wanted(void)
 static wk_status make_inputs(llama_model *m, llama_decoder *d)
 {
     const int64_t B = m->batch, one = 1, ids_shape[2] = {B, 1};
-    d->host = calloc((size_t)(3 * B + 1), sizeof(int32_t));
+    d->host = calloc((size_t)(2 * B + 1), sizeof(int32_t));
     if (!d->host)
         return WK_ERR_OUT_OF_MEMORY; /* the caller says so */
     WM_TRY(wk_tensor_empty(m->dev, WK_I32, 2, ids_shape, &d->ids));
     WM_TRY(wk_tensor_empty(m->dev, WK_I32, 1, &one, &d->pos));
     WM_TRY(wk_tensor_empty(m->dev, WK_I32, 1, &B, &d->len_before));
-    WM_TRY(wk_tensor_empty(m->dev, WK_I32, 1, &B, &d->len_after));
     WM_TRY(wk_fill(d->ids, 0));
     WM_TRY(wk_fill(d->pos, 0));
-    WM_TRY(wk_fill(d->len_before, 0));
-    return wk_fill(d->len_after, 1);
+    return wk_fill(d->len_before, 0);
 }
 
 /* The decode step, recorded: rope rows gathered at the position tensor, lengths from the length tensors. */
@@ -70,7 +68,7 @@ static wk_status capture(llama_model *m, llama_decoder *d, char *err, size_t cap
     wk_status s = wk_stream_begin_capture(d->stream);
     if (s != WK_OK)
         return s;
-    llama_step st = {.n = 1, .len_before = d->len_before, .len_after = d->len_after, .greedy = true};
+    llama_step st = {.n = 1, .len_before = d->len_before, .greedy = true};
     s = wk_index_select(m->cos, 0, d->pos, &st.cos);
     if (s == WK_OK)
         s = wk_index_select(m->sin, 0, d->pos, &st.sin);
@@ -123,7 +121,7 @@ wk_status llama_decode_graph(llama_model *m, const int32_t *ids, float *logits, 
     memcpy(d->host, ids, sizeof(int32_t) * (size_t)B);
     d->host[B] = m->pos;
     for (int b = 0; b < B; b++)
-        d->host[B + 1 + b] = m->pos, d->host[2 * B + 1 + b] = m->pos + 1;
+        d->host[B + 1 + b] = m->pos;
     wk_stream *before = wk_stream_current(m->dev);
     WM_TRY(wk_stream_set_current(m->dev, d->stream));
     s = wk_tensor_write_async(d->ids, d->host, sizeof(int32_t) * (size_t)B);
@@ -131,8 +129,6 @@ wk_status llama_decode_graph(llama_model *m, const int32_t *ids, float *logits, 
         s = wk_tensor_write_async(d->pos, d->host + B, sizeof(int32_t));
     if (s == WK_OK)
         s = wk_tensor_write_async(d->len_before, d->host + B + 1, sizeof(int32_t) * (size_t)B);
-    if (s == WK_OK)
-        s = wk_tensor_write_async(d->len_after, d->host + 2 * B + 1, sizeof(int32_t) * (size_t)B);
     if (s == WK_OK)
         s = wk_graph_launch(d->graph, d->stream);
     wk_tensor *drawn = NULL; /* sampling: drawn after the replay, from its logits (the graph's draws would repeat) */

@@ -35,9 +35,9 @@ struct llama_model {
     uint64_t sample_step;          /* the Philox offset of the next draw */
 };
 
-/* The positions of one step: the rope rows, and each sequence's length before and after it (device tensors). */
+/* The positions of one step: the rope rows, and each sequence's length before it (device tensors). */
 typedef struct llama_step {
-    wk_tensor *cos, *sin, *len_before, *len_after;
+    wk_tensor *cos, *sin, *len_before;
     int n;
     bool greedy; /* next is the argmax whatever the sampling (the decode graph samples after each replay) */
 } llama_step;

@@ -103,6 +103,7 @@ typedef struct wk_attn {
     int64_t window_left, window_right;
     int64_t skv;        /* key positions a sequence has: k's dim 2, or max_blocks * block_size */
     int64_t block_size; /* paged: the pools' dim 2; 0 otherwise */
+    const wk_tensor *k_new, *v_new; /* attention_kv: (B, Hkv, Sq, D / Dv) appended first; NULL otherwise */
 } wk_attn;
 /* kv_append: k, v (B, Hkv, Snew, D / Dv) into caches shaped as wk_attn's k and v (block_size 0: (B, Hkv, capacity,
  * D)); dtypes equal; caches writable and disjoint from everything else. The slot checks lengths (seq_lens[b] +
@@ -365,6 +366,11 @@ struct wk_backend {
                       wk_tensor *out);
     wk_status (*attention)(const wk_attn *a);
     wk_status (*kv_append)(const wk_kv_write *w);
+    /* Optional: wk_attention_kv in one pass: k_new, v_new written into the caches k, v at positions seq_lens[b] ..
+     * seq_lens[b] + Sq - 1 (as kv_append: nothing written when a length is bad), then the attention over
+     * seq_lens[b] + Sq keys. WK_ERR_UNSUPPORTED (no message) where the backend does not fuse the call: ops/attention.c
+     * then runs kv_append and attention. */
+    wk_status (*attention_kv)(const wk_attn *a);
 
     /* ---- block quantization (ops/quant.c; the formats and the arithmetic in core/quant_blocks.h) */
     /* x contiguous of a block-quantized dtype, out contiguous f32/f16/bf16 of x's shape: every element of x as

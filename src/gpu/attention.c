@@ -143,12 +143,23 @@ static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds)
     return s;
 }
 
-/* wick's own kernels. */
-static wk_status own_attention(wk_gpu_dev *d, const wk_attn *a)
+/* The kernels' arguments for a (checked lengths queued where the kernels do not check them); the head-dim slot of
+ * the tensor-core kernels (mma_slot) into *ds, the plan (rows a block, splits) made. */
+static wk_status args_of(wk_gpu_dev *d, const wk_attn *a, wk_gpu_attn_args *qa, int *ds)
 {
     const wk_tensor *qt = a->q, *k = a->k, *v = a->v, *b = a->bias;
     wk_gpu_attn_args q;
     memset(&q, 0, sizeof q);
+    if (a->k_new) { /* attention_kv: the new rows, written into the caches by the decode kernel */
+        q.kc = wk_tensor_data(k);
+        q.vc = wk_tensor_data(v);
+        q.kn = wk_tensor_data(a->k_new);
+        q.vn = wk_tensor_data(a->v_new);
+        strides4(k, q.kcs);
+        strides4(v, q.vcs);
+        strides4(a->k_new, q.kns);
+        strides4(a->v_new, q.vns);
+    }
     q.q = wk_tensor_data(qt);
     q.k = wk_tensor_data(k);
     q.v = wk_tensor_data(v);
@@ -175,15 +186,45 @@ static wk_status own_attention(wk_gpu_dev *d, const wk_attn *a)
     q.bias_kind = !b ? AT_BIAS_NONE : b->dtype == WK_U8 ? AT_BIAS_MASK : b->dtype == WK_F32 ? AT_BIAS_F32
                                                                                            : AT_BIAS_SAME;
     q.vec = (wk_gpu_vec16(k) ? AT_VEC_K : 0) | (wk_gpu_vec16(v) ? AT_VEC_V : 0);
-    cache_args(&q, a->seq_lens, a->block_table, a->block_size, k->shape[0], d, WK_GPU_FAULT_ATTENTION);
-    WK_TRY(check_cache(d, &q, a->skv, 0));
-    int ds = mma_slot(d, a, &q);
-    plan(&q, ds >= 0 && q.sq > AM_DECODE_ROWS ? AM_ROWS : AT_ROWS);
-    if (ds < 0)
+    cache_args(&q, a->seq_lens, a->block_table, a->block_size, k->shape[0], d,
+               a->k_new ? WK_GPU_FAULT_KV_APPEND : WK_GPU_FAULT_ATTENTION);
+    int64_t snew = a->k_new ? qt->shape[2] : 0;
+    if (a->k_new) /* the lengths before the step: the kernel checks them itself (check_lens) or nothing is fused */
+        q.check_lens = a->block_table == NULL && q.B <= AT_CHECK_IN_KERNEL, q.capacity = a->skv, q.snew = snew;
+    else
+        WK_TRY(check_cache(d, &q, a->skv, 0));
+    *ds = mma_slot(d, a, &q);
+    plan(&q, *ds >= 0 && q.sq > AM_DECODE_ROWS ? AM_ROWS : AT_ROWS);
+    if (*ds < 0)
         plan_splits(d, &q, q.tk, AT_BLOCKS_PER_SM);
     else if (q.sq <= AM_DECODE_ROWS)
         plan_splits(d, &q, AM_TK, AM_BLOCKS_PER_SM);
-    return run(d, &q, qt->dtype, ds);
+    *qa = q;
+    return WK_OK;
+}
+
+/* wick's own kernels. */
+static wk_status own_attention(wk_gpu_dev *d, const wk_attn *a)
+{
+    wk_gpu_attn_args q;
+    int ds;
+    WK_TRY(args_of(d, a, &q, &ds));
+    return run(d, &q, a->q->dtype, ds);
+}
+
+/* wk_attention_kv in the tensor-core decode kernel (the new rows patched into its key and value tiles, and written
+ * into the caches by the blocks that hold their positions), where it applies: up to AM_DECODE_ROWS queries, a
+ * contiguous cache of at most AT_CHECK_IN_KERNEL sequences (their lengths checked in the kernel, before any write),
+ * the kernel in this build for the dtype and head dim. Otherwise WK_ERR_UNSUPPORTED, nothing done. */
+wk_status wk_gpu_attention_kv(const wk_attn *a)
+{
+    wk_gpu_dev *d = wk_gpu_dev_of(a->out);
+    if (a->block_table || a->q->shape[0] > AT_CHECK_IN_KERNEL || a->q->shape[2] > AM_DECODE_ROWS || !a->seq_lens)
+        return WK_ERR_UNSUPPORTED;
+    wk_gpu_attn_args q;
+    int ds;
+    WK_TRY(args_of(d, a, &q, &ds));
+    return ds < 0 ? WK_ERR_UNSUPPORTED : run(d, &q, a->q->dtype, ds);
 }
 
 /* ---------------------------------------------------------------- the DNN library's fused attention, or ours */

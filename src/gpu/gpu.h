@@ -231,6 +231,7 @@ wk_status wk_gpu_one_hot(const wk_tensor *ids, int64_t classes, wk_tensor *out);
 extern const wk_comm_backend wk_cuda_comm;
 extern const wk_comm_backend wk_rocm_comm;
 wk_status wk_gpu_attention(const wk_attn *a);
+wk_status wk_gpu_attention_kv(const wk_attn *a);
 wk_status wk_gpu_kv_append(const wk_kv_write *w);
 wk_status wk_gpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor *out);

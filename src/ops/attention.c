@@ -1,8 +1,11 @@
-/* attention.c: fused scaled-dot-product attention (contiguous or paged keys and values) and the KV-cache append:
- * argument checks, the parameters resolved once (scale, causal folded into the window, the bias broadcast). */
+/* attention.c: fused scaled-dot-product attention (contiguous or paged keys and values), the KV-cache append, and the
+ * two in one call (wk_attention_kv: the backend's attention_kv slot where it fuses them, else the two ops; the slot
+ * is never called under WICK_ATTENTION_KV_FUSED=0, for comparisons): argument checks, the parameters resolved once
+ * (scale, causal folded into the window, the bias broadcast). */
 #include <math.h>
 #include <stdio.h>
 
+#include "core/env.h"
 #include "ops/common.h"
 
 #define ATTN_MAX_DIM 256
@@ -159,18 +162,17 @@ static wk_status check_attention(const char *op, const wk_tensor *q, const wk_te
     return WK_OK;
 }
 
-wk_status wk_attention(const wk_tensor *q, const wk_tensor *k, const wk_tensor *v, const wk_attention_params *p,
-                       wk_tensor **out, wk_tensor **lse)
+/* The attention slot on checked q, k, v, or, with k_new and v_new (checked), the attention_kv slot (present, and
+ * out not empty: the caller's to see); *out and *lse (lse may be NULL) new, or nothing on failure. */
+static wk_status attend(const char *op, const wk_tensor *q, const wk_tensor *k, const wk_tensor *v,
+                        const wk_attention_params *p, const wk_tensor *k_new, const wk_tensor *v_new, wk_tensor **out,
+                        wk_tensor **lse)
 {
-    const char *op = "attention";
-    static const wk_attention_params defaults = {0};
-    WK_TRY(wk_check_tensor(op, "q", q));
-    WK_TRY(wk_check_out(op, out));
     wk_attn a;
     int64_t dv = 0;
     wk_tensor *bias = NULL, *o = NULL, *l = NULL;
-    wk_status s = check_attention(op, q, k, v, p ? p : &defaults, &a, &dv, &bias);
-    if (s == WK_OK)
+    wk_status s = check_attention(op, q, k, v, p, &a, &dv, &bias);
+    if (s == WK_OK && !k_new)
         s = WK_CHECK_SLOT(op, q, attention);
     int64_t shape[4] = {q->shape[0], q->shape[1], q->shape[2], dv};
     if (s == WK_OK)
@@ -179,8 +181,10 @@ wk_status wk_attention(const wk_tensor *q, const wk_tensor *k, const wk_tensor *
         s = wk_alloc_output(op, wk_dev(q), WK_F32, 3, shape, &l);
     a.out = o;
     a.lse = l;
+    a.k_new = k_new;
+    a.v_new = v_new;
     if (s == WK_OK)
-        s = WK_SLOT(o, attention, &a);
+        s = k_new ? wk_be(q)->attention_kv(&a) : WK_SLOT(o, attention, &a);
     wk_tensor_release(bias);
     if (s != WK_OK) {
         wk_tensor_release(o);
@@ -191,6 +195,16 @@ wk_status wk_attention(const wk_tensor *q, const wk_tensor *k, const wk_tensor *
     if (lse != NULL)
         *lse = l;
     return WK_OK;
+}
+
+wk_status wk_attention(const wk_tensor *q, const wk_tensor *k, const wk_tensor *v, const wk_attention_params *p,
+                       wk_tensor **out, wk_tensor **lse)
+{
+    const char *op = "attention";
+    static const wk_attention_params defaults = {0};
+    WK_TRY(wk_check_tensor(op, "q", q));
+    WK_TRY(wk_check_out(op, out));
+    return attend(op, q, k, v, p ? p : &defaults, NULL, NULL, out, lse);
 }
 
 /* kv_append's operands: caches writable, one dtype, shapes as wk_kv_write says, nothing shared. */
@@ -241,4 +255,55 @@ wk_status wk_kv_append(wk_tensor *k_cache, wk_tensor *v_cache, const wk_tensor *
     if (wk_empty(k) && wk_empty(v))
         return WK_OK;
     return wk_be(k)->kv_append(&w);
+}
+
+/* The new keys' lengths: seq_lens + sq, a new (B) i32. */
+static wk_status lens_after(const wk_tensor *seq_lens, int64_t sq, wk_tensor **out)
+{
+    wk_tensor *n = NULL;
+    wk_status s = wk_full(wk_dev(seq_lens), WK_I32, 0, NULL, (double)sq, &n);
+    if (s == WK_OK)
+        s = wk_binary(WK_BINARY_ADD, seq_lens, n, out);
+    wk_tensor_release(n);
+    return s;
+}
+
+wk_status wk_attention_kv(const wk_tensor *q, wk_tensor *k_cache, wk_tensor *v_cache, const wk_tensor *k_new,
+                          const wk_tensor *v_new, const wk_attention_params *p, wk_tensor **out, wk_tensor **lse)
+{
+    const char *op = "attention_kv";
+    static const wk_attention_params defaults = {0};
+    p = p ? p : &defaults;
+    WK_TRY(wk_check_tensor(op, "q", q));
+    WK_TRY(wk_check_tensor(op, "k_cache", k_cache));
+    WK_TRY(wk_check_tensor(op, "v_cache", v_cache));
+    WK_TRY(wk_check_tensor(op, "k_new", k_new));
+    WK_TRY(wk_check_out(op, out));
+    wk_kv_write w = {.k_cache = k_cache, .v_cache = v_cache, .k = k_new, .v = v_new, .seq_lens = p->seq_lens,
+                     .block_table = p->block_table};
+    WK_TRY(check_kv_append(op, &w, p->block_table != NULL));
+    wk_attn a;
+    int64_t dv = 0;
+    wk_tensor *bias = NULL, *lens = NULL;
+    wk_status s = check_attention(op, q, k_cache, v_cache, p, &a, &dv, &bias); /* all before anything is written */
+    wk_tensor_release(bias);
+    WK_TRY(s);
+    if (k_new->shape[0] != q->shape[0] || k_new->shape[2] != q->shape[2])
+        return wk_error(WK_ERR_SHAPE, "%s: k_new (B, Hkv, Sq, D) must have q's B %lld and Sq %lld", op,
+                        (long long)q->shape[0], (long long)q->shape[2]);
+    WK_TRY(wk_check_no_alias(op, "k_cache", k_cache, "q", q));
+    WK_TRY(wk_check_no_alias(op, "v_cache", v_cache, "q", q));
+    static atomic_int fused;
+    if (wk_be(q)->attention_kv && wk_tensor_numel(q) > 0 && dv > 0 && wk_env_on("WICK_ATTENTION_KV_FUSED", &fused)) {
+        s = attend(op, q, k_cache, v_cache, p, k_new, v_new, out, lse);
+        if (s != WK_ERR_UNSUPPORTED)
+            return s;
+    }
+    WK_TRY(wk_kv_append(k_cache, v_cache, k_new, v_new, p->seq_lens, p->block_table));
+    WK_TRY(lens_after(p->seq_lens, q->shape[2], &lens));
+    wk_attention_params after = *p;
+    after.seq_lens = lens;
+    s = wk_attention(q, k_cache, v_cache, &after, out, lse);
+    wk_tensor_release(lens);
+    return s;
 }

@@ -1,5 +1,6 @@
 /* attention.c: case family 'attention': fused attention (MHA/GQA/MQA, causal, windows, bias and masks, ALiBi,
- * soft-capping, padded batches, paged caches, split-KV decode) and kv_append, against a plain float64 softmax. */
+ * soft-capping, padded batches, paged caches, split-KV decode), kv_append and attention_kv, against a plain float64
+ * softmax. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,53 @@ done:
     attn_data_free(&nw);
 }
 
+/* attention_kv: Sq new rows appended at seq_lens[b] (room left for them) and attended with the cache: the caches
+ * against kv_append's reference bit for bit, the output against the float64 attention over the updated cache with
+ * lengths seq_lens + Sq. */
+static void run_attention_kv(const wkt_case *c, wk_device *dev, wkt_rng *rng, wkt_result *r)
+{
+    attn_spec s, ns, ls;
+    to_spec(c, &s);
+    ns = s, ls = s;
+    ns.skv = s.sq, ns.block = 0; /* the new rows: (B, Hkv, Sq, D) */
+    ls.flags |= ATTN_LENS;
+    attn_data x = {0}, nw = {0};
+    wk_tensor *o = NULL;
+    double *gk = NULL, *gv = NULL, *got = NULL, *want = NULL, *want_lse = NULL;
+    int64_t n = s.b * s.hq * s.sq * s.dv;
+    if (wkt_failed(make_qkv(c, &s, dev, rng, &x), r, "make q and the caches") ||
+        wkt_failed(make_qkv(c, &ns, dev, rng, &nw), r, "make new rows") ||
+        wkt_failed(make_lens(&ls, s.skv - s.sq, dev, rng, &x), r, "make lengths"))
+        goto done;
+    wk_attention_params p = {.scale = s.scale, .causal = s.flags & ATTN_CAUSAL, .windowed = s.flags & ATTN_WINDOW,
+                             .window_left = s.wl, .window_right = s.wr, .seq_lens = x.lens_t,
+                             .block_table = x.table_t};
+    if (wkt_failed(wk_attention_kv(x.q, x.k, x.v, nw.k, nw.v, &p, &o, NULL), r, "attention_kv") ||
+        wkt_failed(wkt_read(x.k, &gk), r, "read k_cache") || wkt_failed(wkt_read(x.v, &gv), r, "read v_cache") ||
+        wkt_failed(wkt_read(o, &got), r, "read out"))
+        goto done;
+    attn_append_reference(&s, &x, &nw);
+    wkt_compare(c->dtype, gk, x.kv, wk_tensor_numel(x.k), 0, true, r);
+    wkt_compare(c->dtype, gv, x.vv, wk_tensor_numel(x.v), 0, true, r);
+    want = malloc(sizeof(double) * (size_t)(n + 1));
+    want_lse = malloc(sizeof(double) * (size_t)(s.b * s.hq * s.sq + 1));
+    if (!want || !want_lse) {
+        wkt_fail(r, "out of host memory");
+        goto done;
+    }
+    for (int64_t b = 0; b < s.b; b++)
+        x.lens[b] += s.sq;
+    attn_reference(&ls, &x, want, want_lse);
+    for (int64_t i = 0; i < n; i++)
+        want[i] = wkt_round_to(c->dtype, want[i]);
+    wkt_compare(c->dtype, got, want, n, wkt_tol(c->dtype, WKT_TOL_MATMUL), false, r);
+done:
+    free(gk), free(gv), free(got), free(want), free(want_lse);
+    attn_data_free(&x);
+    attn_data_free(&nw);
+    wk_tensor_release(o);
+}
+
 static void add(wkt_list *l, const char *op, wk_dtype dt, wkt_layout layout, attn_spec s)
 {
     wkt_case c;
@@ -199,7 +247,8 @@ static void add(wkt_list *l, const char *op, wk_dtype dt, wkt_layout layout, att
     c.iparam[4] = (int)s.block;
     c.fparam[0] = s.softcap;
     c.fparam[1] = s.scale;
-    c.run = strcmp(op, "kv_append") == 0 ? run_append : run_attention;
+    c.run = strcmp(op, "kv_append") == 0 ? run_append : strcmp(op, "attention_kv") == 0 ? run_attention_kv
+                                                                                       : run_attention;
     wkt_add(l, &c);
 }
 
@@ -294,6 +343,18 @@ static void cases(wkt_list *l)
         add(l, "kv_append", dts[k], WKT_TRANSPOSED, (attn_spec){3, 2, 2, 1, 64, 64, 64, .block = 16});
         add(l, "kv_append", dts[k], WKT_CONTIG, (attn_spec){2, 4, 4, 9, 48, 32, 32, .flags = ATTN_BSHD, .block = 8});
     }
+    /* attention_kv: the decode step's append and attention (f16/bf16, D 64/128, up to 16 queries, a contiguous
+     * cache: one kernel on NVIDIA GPUs, the new rows in a split past the first; the rest as the two ops) */
+    add(l, "attention_kv", WK_BF16, WKT_CONTIG, (attn_spec){3, 8, 2, 1, 200, 64, 64, .flags = ATTN_CAUSAL});
+    add(l, "attention_kv", WK_F16, WKT_CONTIG, (attn_spec){2, 4, 4, 3, 130, 128, 128, .flags = ATTN_CAUSAL});
+    add(l, "attention_kv", WK_BF16, WKT_CONTIG, (attn_spec){2, 16, 4, 1, 4096, 64, 64, .flags = ATTN_CAUSAL});
+    add(l, "attention_kv", WK_F16, WKT_CONTIG,
+        (attn_spec){2, 8, 2, 1, 300, 64, 64, .flags = ATTN_CAUSAL | ATTN_BSHD});
+    add(l, "attention_kv", WK_F16, WKT_CONTIG,
+        (attn_spec){2, 4, 2, 1, 100, 64, 64, .flags = ATTN_CAUSAL | ATTN_WINDOW, .wl = 10, .wr = 0});
+    add(l, "attention_kv", WK_F32, WKT_CONTIG, (attn_spec){2, 4, 2, 2, 40, 32, 16, .flags = ATTN_CAUSAL});
+    add(l, "attention_kv", WK_F16, WKT_CONTIG, (attn_spec){3, 4, 2, 1, 64, 64, 64, .flags = ATTN_CAUSAL, .block = 16});
+    add(l, "attention_kv", WK_BF16, WKT_CONTIG, (attn_spec){1, 4, 4, 20, 64, 64, 64, .flags = ATTN_CAUSAL});
 }
 
 const wkt_family wkt_family_attention = {.name = "attention", .cases = cases, .errors = attn_errors};

@@ -1,4 +1,5 @@
-/* attention_errors.c: the attention family's error paths: every bad argument of wk_attention and wk_kv_append is a
+/* attention_errors.c: the attention family's error paths: every bad argument of wk_attention, wk_kv_append and
+ * wk_attention_kv is a
  * clear status naming the op, leaves the outputs unset and the caches unchanged (a bad length or block id too,
  * which a GPU finds on the device and reports at the next synchronisation). */
 #include <math.h>
@@ -200,9 +201,62 @@ static void append_errors(err_run *r)
     free(before_p);
 }
 
+/* A failing wk_attention_kv call: the status (after a sync, for what a GPU finds on the device), no output kept. */
+static wk_status kv_call(wkt_errctx *e, const wk_tensor *q, wk_tensor *kc, wk_tensor *vc, const wk_tensor *k,
+                         const wk_attention_params *p)
+{
+    wk_tensor *o = NULL;
+    wk_status s = synced(e, wk_attention_kv(q, kc, vc, k, k, p, &o, NULL));
+    if (s != WK_OK)
+        expect_null(e, s == WK_ERR_INDEX_OUT_OF_RANGE ? NULL : o, "attention_kv");
+    wk_tensor_release(o);
+    return s;
+}
+
+/* attention_kv: q (2, 2, 3, 8) and new rows (2, 2, 3, 8) for caches (2, 2, 5, 8); and a length past the cache in the
+ * shape of the fused decode kernel (bf16, D 64, one query: one launch on NVIDIA GPUs), which writes nothing. */
+static void attention_kv_errors(err_run *r)
+{
+    wkt_errctx *e = r->e;
+    const int64_t qs[4] = {2, 2, 3, 8}, n2[4] = {2, 2, 2, 8}, cs[4] = {2, 2, 5, 8}, nb = 2, one = 1;
+    const int64_t bq[4] = {1, 4, 1, 64}, bn[4] = {1, 2, 1, 64}, bc[4] = {1, 2, 8, 64};
+    const double lens_ok[2] = {2, 0}, lens_full[2] = {3, 0}, eight = 8, seven = 7;
+    wk_tensor *q = mk(r, WK_F32, 4, qs, NULL), *k = mk(r, WK_F32, 4, qs, NULL), *k2 = mk(r, WK_F32, 4, n2, NULL);
+    wk_tensor *kc = mk(r, WK_F32, 4, cs, NULL), *vc = mk(r, WK_F32, 4, cs, NULL);
+    wk_tensor *lok = mk(r, WK_I32, 1, &nb, lens_ok), *lfull = mk(r, WK_I32, 1, &nb, lens_full);
+    wk_tensor *qb = mk(r, WK_BF16, 4, bq, NULL), *kb = mk(r, WK_BF16, 4, bn, NULL);
+    wk_tensor *kcb = mk(r, WK_BF16, 4, bc, NULL), *vcb = mk(r, WK_BF16, 4, bc, NULL);
+    wk_tensor *l8 = mk(r, WK_I32, 1, &one, &eight), *l7 = mk(r, WK_I32, 1, &one, &seven);
+    double *before = NULL, *before_b = NULL;
+    if (r->broken || wkt_read(kc, &before) != WK_OK || wkt_read(kcb, &before_b) != WK_OK) {
+        free(before);
+        r->broken = true;
+        return;
+    }
+    const wk_attention_params none = {.causal = true}, ok = {.causal = true, .seq_lens = lok},
+                              full = {.causal = true, .seq_lens = lfull}, b8 = {.causal = true, .seq_lens = l8},
+                              b7 = {.causal = true, .seq_lens = l7};
+    WKT_EXPECT(e, kv_call(e, q, kc, vc, k, &none), WK_ERR_INVALID_ARGUMENT, "attention_kv"); /* no lengths */
+    WKT_EXPECT(e, kv_call(e, q, kc, vc, k2, &ok), WK_ERR_SHAPE, "attention_kv");   /* 2 new rows for 3 queries */
+    WKT_EXPECT(e, kv_call(e, q, kc, kc, k, &ok), WK_ERR_INVALID_ARGUMENT, "attention_kv"); /* one cache twice */
+    wk_tensor *in_cache = NULL; /* q that is part of k_cache */
+    if (wk_narrow(kc, 2, 0, 3, &in_cache) == WK_OK) {
+        WKT_EXPECT(e, kv_call(e, in_cache, kc, vc, k, &ok), WK_ERR_INVALID_ARGUMENT, "attention_kv");
+        wk_tensor_release(in_cache);
+    }
+    /* found on the device (a GPU) by the append step, whose message names it */
+    WKT_EXPECT(e, kv_call(e, q, kc, vc, k, &full), WK_ERR_INDEX_OUT_OF_RANGE, "kv_append");
+    expect_same(e, kc, before, "attention_kv past the cache");
+    WKT_EXPECT(e, kv_call(e, qb, kcb, vcb, kb, &b8), WK_ERR_INDEX_OUT_OF_RANGE, "kv_append");
+    expect_same(e, kcb, before_b, "attention_kv (the decode kernel's shape) past the cache");
+    WKT_EXPECT(e, kv_call(e, qb, kcb, vcb, kb, &b7), WK_OK, "attention_kv"); /* the last position: fine */
+    free(before);
+    free(before_b);
+}
+
 void attn_errors(wkt_errctx *e)
 {
-    void (*const parts[])(err_run *) = {attention_args, attention_data, append_errors};
+    void (*const parts[])(err_run *) = {attention_args, attention_data, append_errors, attention_kv_errors};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         err_run r = {.e = e};
         parts[i](&r);

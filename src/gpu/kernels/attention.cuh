@@ -43,6 +43,8 @@ __device__ inline at_item at_item_of(const wk_gpu_attn_args &p, int64_t item)
     int64_t len = p.lens ? (int64_t)p.lens[it.b * p.lens_s] : p.skv;
     if (p.check_lens && at_len_bad(p, len) && threadIdx.x == 0 && blockIdx.y == 0)
         at_fault(p.fault, p.code, len); /* else a bad length is attn_check's to report */
+    if (p.kn) /* attention_kv: lens count the keys before the step's snew new ones */
+        len += p.snew;
     it.len = len < 0 ? 0 : len > p.skv ? p.skv : len;
     return it;
 }

@@ -285,6 +285,43 @@ __device__ __forceinline__ void am_finish_dec(const wk_gpu_attn_args &p, const a
     }
 }
 
+/* attention_kv: whether this block writes the new rows into the caches: the item of its key head that holds the first
+ * query chunk and tile (one writer for each position: the splits part the keys), every length of the batch good and
+ * no fault recorded before (as attn_append: nothing is written once one is). Every thread of the block calls it. */
+__device__ __forceinline__ bool am_writer(const wk_gpu_attn_args &p, const at_item &it)
+{
+    int bad = *(volatile const int32_t *)p.fault != 0;
+    for (int64_t b = threadIdx.x; b < p.B; b += blockDim.x)
+        bad |= at_len_bad(p, p.lens[b * p.lens_s]);
+    bad = __syncthreads_or(bad);
+    return !bad && it.h0 == it.kvh * p.group && it.i0 == 0;
+}
+
+/* attention_kv: the new rows among the tile's keys [j0, min(j0 + AM_TK, end)) (positions len - snew .. len - 1) copied
+ * from k_new, v_new over the rows the tile read from the caches, and into the caches where this block writes them;
+ * then a barrier. Block-uniform. */
+template <int D>
+__device__ __forceinline__ void am_new_rows(const wk_gpu_attn_args &p, const at_item &it, int64_t j0, int64_t end,
+                                            am_tiles<D> &t, bool write)
+{
+    const int64_t first = it.len - p.snew, e = end < j0 + AM_TK ? end : j0 + AM_TK;
+    const int64_t a = first > j0 ? first : j0;
+    if (a >= e)
+        return;
+    const int n = (int)(e - a);
+    for (int i = (int)threadIdx.x; i < 2 * n * D; i += AM_THREADS) {
+        const bool isv = i >= n * D;
+        const int r = (isv ? i - n * D : i) / D, c = (isv ? i - n * D : i) % D;
+        const int64_t pos = a + r, tt = pos - first, *ns = isv ? p.vns : p.kns, *cs = isv ? p.vcs : p.kcs;
+        const uint16_t v = ((const uint16_t *)(isv ? p.vn : p.kn))[it.b * ns[0] + it.kvh * ns[1] + tt * ns[2] +
+                                                                   c * ns[3]];
+        (isv ? t.v : t.k)[pos - j0][c] = v;
+        if (write)
+            ((uint16_t *)(isv ? p.vc : p.kc))[it.b * cs[0] + it.kvh * cs[1] + pos * cs[2] + c * cs[3]] = v;
+    }
+    __syncthreads(); /* the rows are in before the scores read them */
+}
+
 /* One (item, split): the item's key range (the union of its rows' windows, cut to the split: block-uniform, so
  * every thread reaches every barrier) tile by tile. Prefill takes the items with the most keys (the last query
  * tiles) first. */
@@ -310,6 +347,7 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
     am_state<D> st;
     am_init<D, DEC>(p, it, st);
     const float sl2 = p.scale * AM_LOG2E;
+    const bool write = DEC && p.kn && am_writer(p, it);
     if (lo < end) {
         am_load_tile<D, false>(p, it, lo, end, sm.t.k);
         if (DEC) /* decode: both tiles in flight at once (its few rows leave little work to overlap) */
@@ -319,6 +357,8 @@ template <class T, int D, bool DEC> __device__ __forceinline__ void am_fwd(const
     for (int64_t j0 = lo; j0 < end; j0 += AM_TK) {
         wk_tc_async_wait();
         __syncthreads(); /* the tiles are in; every warp is done with the last value tile */
+        if (DEC && p.kn)
+            am_new_rows<D>(p, it, j0, end, sm.t, write);
         if (!DEC) {
             am_load_tile<D, true>(p, it, j0, end, sm.t.v);
             wk_tc_async_commit();
