@@ -627,7 +627,7 @@ wk_status wk_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor **out);
  * of another dtype: WK_ERR_DTYPE, on another device: WK_ERR_DEVICE; eps negative or not finite, or glu_kind not a
  * wk_glu_kind: WK_ERR_INVALID_ARGUMENT; glu with N odd: WK_ERR_SHAPE; one rope table without the other, or rope with
  * glu: WK_ERR_INVALID_ARGUMENT; tables of the wrong shape, rope_cols negative, past N or not a multiple of D:
- * WK_ERR_SHAPE. */
+ * WK_ERR_SHAPE, of another dtype: WK_ERR_DTYPE, on another device: WK_ERR_DEVICE. */
 typedef struct wk_linear_params {
     const wk_tensor *norm;     /* RMSNorm weight (K), or NULL */
     double eps;                /* the norm's epsilon */
@@ -752,9 +752,10 @@ wk_status wk_kv_append(wk_tensor *k_cache, wk_tensor *v_cache, const wk_tensor *
  * then wk_attention(q, k_cache, v_cache) with every p field as given but the lengths, which are p->seq_lens[b] + Sq
  * (p->seq_lens: the lengths before the step, required, not advanced). Sq is q's and k_new's dim 2. Errors: as the
  * two ops' (the same codes, found before anything is written), Sq of k_new not q's: WK_ERR_SHAPE, q overlapping a
- * cache: WK_ERR_INVALID_ARGUMENT. Where the backend fuses it (NVIDIA GPUs, the tensor-core decode kernel: up to 16
- * queries, a contiguous cache, at most 64 sequences) the new keys are written and read by the attention's own
- * kernel, one launch instead of two; elsewhere, and under WICK_ATTENTION_KV_FUSED=0, the two ops run in turn. */
+ * cache: WK_ERR_INVALID_ARGUMENT. Where the backend fuses it (NVIDIA GPUs, the tensor-core decode kernel: Sq times
+ * the query heads of a key head at most 16, or Sq 1; a contiguous cache; at most 64 sequences) the new keys are
+ * written and read by the attention's own kernel, one launch instead of two; elsewhere, and under
+ * WICK_ATTENTION_KV_FUSED=0, the two ops run in turn. */
 wk_status wk_attention_kv(const wk_tensor *q, wk_tensor *k_cache, wk_tensor *v_cache, const wk_tensor *k_new,
                           const wk_tensor *v_new, const wk_attention_params *p, wk_tensor **out, wk_tensor **lse);
 

@@ -213,8 +213,9 @@ static wk_status own_attention(wk_gpu_dev *d, const wk_attn *a)
 }
 
 /* wk_attention_kv in the tensor-core decode kernel (the new rows patched into its key and value tiles, and written
- * into the caches by the blocks that hold their positions), where it applies: up to AM_DECODE_ROWS queries, a
- * contiguous cache of at most AT_CHECK_IN_KERNEL sequences (their lengths checked in the kernel, before any write),
+ * into the caches by the blocks that hold their positions), where it applies: up to AM_DECODE_ROWS queries in one
+ * query tile an item (the item of a key head's first query chunk writes every new row: all of them lie in its keys),
+ * a contiguous cache of at most AT_CHECK_IN_KERNEL sequences (their lengths checked in the kernel, before any write),
  * the kernel in this build for the dtype and head dim. Otherwise WK_ERR_UNSUPPORTED, nothing done. */
 wk_status wk_gpu_attention_kv(const wk_attn *a)
 {
@@ -224,7 +225,7 @@ wk_status wk_gpu_attention_kv(const wk_attn *a)
     wk_gpu_attn_args q;
     int ds;
     WK_TRY(args_of(d, a, &q, &ds));
-    return ds < 0 ? WK_ERR_UNSUPPORTED : run(d, &q, a->q->dtype, ds);
+    return ds < 0 || q.qtiles != 1 ? WK_ERR_UNSUPPORTED : run(d, &q, a->q->dtype, ds);
 }
 
 /* ---------------------------------------------------------------- the DNN library's fused attention, or ours */

@@ -299,11 +299,13 @@ wk_status wk_attention_kv(const wk_tensor *q, wk_tensor *k_cache, wk_tensor *v_c
         if (s != WK_ERR_UNSUPPORTED)
             return s;
     }
-    WK_TRY(wk_kv_append(k_cache, v_cache, k_new, v_new, p->seq_lens, p->block_table));
-    WK_TRY(lens_after(p->seq_lens, q->shape[2], &lens));
+    WK_TRY(WK_CHECK_SLOT(op, q, attention));
+    WK_TRY(lens_after(p->seq_lens, q->shape[2], &lens)); /* made before the caches are written */
     wk_attention_params after = *p;
     after.seq_lens = lens;
-    s = wk_attention(q, k_cache, v_cache, &after, out, lse);
+    s = wk_kv_append(k_cache, v_cache, k_new, v_new, p->seq_lens, p->block_table);
+    if (s == WK_OK)
+        s = wk_attention(q, k_cache, v_cache, &after, out, lse);
     wk_tensor_release(lens);
     return s;
 }

@@ -355,6 +355,9 @@ static void cases(wkt_list *l)
     add(l, "attention_kv", WK_F32, WKT_CONTIG, (attn_spec){2, 4, 2, 2, 40, 32, 16, .flags = ATTN_CAUSAL});
     add(l, "attention_kv", WK_F16, WKT_CONTIG, (attn_spec){3, 4, 2, 1, 64, 64, 64, .flags = ATTN_CAUSAL, .block = 16});
     add(l, "attention_kv", WK_BF16, WKT_CONTIG, (attn_spec){1, 4, 4, 20, 64, 64, 64, .flags = ATTN_CAUSAL});
+    /* queries past one tile of the decode kernel's rows (Sq times the group over 16) */
+    add(l, "attention_kv", WK_BF16, WKT_CONTIG, (attn_spec){1, 8, 2, 5, 64, 64, 64, .flags = ATTN_CAUSAL});
+    add(l, "attention_kv", WK_F16, WKT_CONTIG, (attn_spec){2, 16, 1, 3, 80, 64, 64, .flags = ATTN_CAUSAL});
 }
 
 const wkt_family wkt_family_attention = {.name = "attention", .cases = cases, .errors = attn_errors};

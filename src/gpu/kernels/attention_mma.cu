@@ -286,15 +286,16 @@ __device__ __forceinline__ void am_finish_dec(const wk_gpu_attn_args &p, const a
 }
 
 /* attention_kv: whether this block writes the new rows into the caches: the item of its key head that holds the first
- * query chunk and tile (one writer for each position: the splits part the keys), every length of the batch good and
- * no fault recorded before (as attn_append: nothing is written once one is). Every thread of the block calls it. */
+ * query chunk (the host fuses only calls of one query tile an item, whose keys then hold every new row; the splits
+ * part them: one writer for each), every length of the batch good and no fault recorded before (as attn_append:
+ * nothing is written once one is). Every thread of the block calls it. */
 __device__ __forceinline__ bool am_writer(const wk_gpu_attn_args &p, const at_item &it)
 {
     int bad = *(volatile const int32_t *)p.fault != 0;
     for (int64_t b = threadIdx.x; b < p.B; b += blockDim.x)
         bad |= at_len_bad(p, p.lens[b * p.lens_s]);
     bad = __syncthreads_or(bad);
-    return !bad && it.h0 == it.kvh * p.group && it.i0 == 0;
+    return !bad && it.h0 == it.kvh * p.group;
 }
 
 /* attention_kv: the new rows among the tile's keys [j0, min(j0 + AM_TK, end)) (positions len - snew .. len - 1) copied

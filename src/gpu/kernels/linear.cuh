@@ -44,7 +44,7 @@ __device__ __forceinline__ float lin_glu(int glu, float a, float b)
 /* The epilogue's operands of group g at row m of x (its rows' biases and residuals, the rope's cos and sin; 0 where
  * there is none): loaded before the product where the kernel can, so that their trips to memory overlap it. */
 template <int R> struct lin_ops {
-    float bias[R], res[R], cos, sin;
+    float bias[R], res[R], cos, sin; /* cos, sin: a rope pair's in the rotated rows */
 };
 template <class T, int R>
 __device__ __forceinline__ lin_ops<R> lin_load(const wk_gpu_linear_epi &e, int64_t N, int64_t m, int64_t g)
@@ -58,7 +58,7 @@ __device__ __forceinline__ lin_ops<R> lin_load(const wk_gpu_linear_epi &e, int64
         o.bias[r] = bias && in ? wk_ld(bias + row) : 0.0f;
         o.res[r] = res && in && (!e.glu || r == 0) ? wk_ld(res + m * n + col) : 0.0f;
     }
-    o.cos = 1.0f, o.sin = 0.0f;
+    o.cos = 0.0f, o.sin = 0.0f;
     const int64_t r0 = lin_row(e, g, 0, R);
     if (e.rope && r0 < e.rope_rows) { /* pair i of the head */
         const int64_t i = e.rope == LIN_ROPE_HALVES ? r0 % e.head_dim : r0 % e.head_dim / 2;
@@ -80,12 +80,13 @@ __device__ __forceinline__ void lin_store(const wk_gpu_linear_epi &e, T *out, in
                 wk_st(out + m * e.half + g, lin_glu(e.glu, y[0] + o.bias[0], y[1] + o.bias[1]) + o.res[0]);
             return;
         }
-        if (e.rope) { /* the pair rotated (cos 1, sin 0 past rope_rows) */
+        if (e.rope) { /* the pair rotated in the first rope_rows, as it is past them (an inf stays out of its pair) */
             const float a = y[0] + o.bias[0], b = y[1] + o.bias[1];
             const int64_t r0 = lin_row(e, g, 0, 2), r1 = lin_row(e, g, 1, 2);
+            const bool rot = r0 < e.rope_rows;
             if (r1 < N) {
-                wk_st(out + m * N + r0, a * o.cos - b * o.sin + o.res[0]);
-                wk_st(out + m * N + r1, a * o.sin + b * o.cos + o.res[1]);
+                wk_st(out + m * N + r0, (rot ? a * o.cos - b * o.sin : a) + o.res[0]);
+                wk_st(out + m * N + r1, (rot ? a * o.sin + b * o.cos : b) + o.res[1]);
             }
             return;
         }
