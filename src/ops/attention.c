@@ -162,30 +162,21 @@ static wk_status check_attention(const char *op, const wk_tensor *q, const wk_te
     return WK_OK;
 }
 
-/* The attention slot on checked q, k, v, or, with k_new and v_new (checked), the attention_kv slot (present, and
- * out not empty: the caller's to see); *out and *lse (lse may be NULL) new, or nothing on failure. */
-static wk_status attend(const char *op, const wk_tensor *q, const wk_tensor *k, const wk_tensor *v,
-                        const wk_attention_params *p, const wk_tensor *k_new, const wk_tensor *v_new, wk_tensor **out,
-                        wk_tensor **lse)
+/* The outputs for the checked job a (dv: v's head dim), then the attention slot, or with a->k_new the attention_kv
+ * slot (present, and out not empty: the caller's to see); *out and *lse (lse may be NULL) new, or nothing on
+ * failure. */
+static wk_status run_slot(const char *op, wk_attn *a, int64_t dv, wk_tensor **out, wk_tensor **lse)
 {
-    wk_attn a;
-    int64_t dv = 0;
-    wk_tensor *bias = NULL, *o = NULL, *l = NULL;
-    wk_status s = check_attention(op, q, k, v, p, &a, &dv, &bias);
-    if (s == WK_OK && !k_new)
-        s = WK_CHECK_SLOT(op, q, attention);
+    const wk_tensor *q = a->q;
+    wk_tensor *o = NULL, *l = NULL;
     int64_t shape[4] = {q->shape[0], q->shape[1], q->shape[2], dv};
-    if (s == WK_OK)
-        s = wk_alloc_output(op, wk_dev(q), q->dtype, 4, shape, &o);
+    wk_status s = wk_alloc_output(op, wk_dev(q), q->dtype, 4, shape, &o);
     if (s == WK_OK && lse != NULL)
         s = wk_alloc_output(op, wk_dev(q), WK_F32, 3, shape, &l);
-    a.out = o;
-    a.lse = l;
-    a.k_new = k_new;
-    a.v_new = v_new;
+    a->out = o;
+    a->lse = l;
     if (s == WK_OK)
-        s = k_new ? wk_be(q)->attention_kv(&a) : WK_SLOT(o, attention, &a);
-    wk_tensor_release(bias);
+        s = a->k_new ? wk_be(q)->attention_kv(a) : WK_SLOT(o, attention, a);
     if (s != WK_OK) {
         wk_tensor_release(o);
         wk_tensor_release(l);
@@ -204,7 +195,16 @@ wk_status wk_attention(const wk_tensor *q, const wk_tensor *k, const wk_tensor *
     static const wk_attention_params defaults = {0};
     WK_TRY(wk_check_tensor(op, "q", q));
     WK_TRY(wk_check_out(op, out));
-    return attend(op, q, k, v, p ? p : &defaults, NULL, NULL, out, lse);
+    wk_attn a;
+    int64_t dv = 0;
+    wk_tensor *bias = NULL;
+    wk_status s = check_attention(op, q, k, v, p ? p : &defaults, &a, &dv, &bias);
+    if (s == WK_OK)
+        s = WK_CHECK_SLOT(op, q, attention);
+    if (s == WK_OK)
+        s = run_slot(op, &a, dv, out, lse);
+    wk_tensor_release(bias);
+    return s;
 }
 
 /* kv_append's operands: caches writable, one dtype, shapes as wk_kv_write says, nothing shared. */
@@ -282,23 +282,30 @@ wk_status wk_attention_kv(const wk_tensor *q, wk_tensor *k_cache, wk_tensor *v_c
     wk_kv_write w = {.k_cache = k_cache, .v_cache = v_cache, .k = k_new, .v = v_new, .seq_lens = p->seq_lens,
                      .block_table = p->block_table};
     WK_TRY(check_kv_append(op, &w, p->block_table != NULL));
-    wk_attn a;
-    int64_t dv = 0;
-    wk_tensor *bias = NULL, *lens = NULL;
-    wk_status s = check_attention(op, q, k_cache, v_cache, p, &a, &dv, &bias); /* all before anything is written */
-    wk_tensor_release(bias);
-    WK_TRY(s);
     if (k_new->shape[0] != q->shape[0] || k_new->shape[2] != q->shape[2])
         return wk_error(WK_ERR_SHAPE, "%s: k_new (B, Hkv, Sq, D) must have q's B %lld and Sq %lld", op,
                         (long long)q->shape[0], (long long)q->shape[2]);
     WK_TRY(wk_check_no_alias(op, "k_cache", k_cache, "q", q));
     WK_TRY(wk_check_no_alias(op, "v_cache", v_cache, "q", q));
+    wk_attn a;
+    int64_t dv = 0;
+    wk_tensor *bias = NULL, *lens = NULL;
+    wk_status s = check_attention(op, q, k_cache, v_cache, p, &a, &dv, &bias); /* all before anything is written */
     static atomic_int fused;
-    if (wk_be(q)->attention_kv && wk_tensor_numel(q) > 0 && dv > 0 && wk_env_on("WICK_ATTENTION_KV_FUSED", &fused)) {
-        s = attend(op, q, k_cache, v_cache, p, k_new, v_new, out, lse);
-        if (s != WK_ERR_UNSUPPORTED)
+    if (s == WK_OK && wk_be(q)->attention_kv && wk_tensor_numel(q) > 0 && dv > 0 &&
+        wk_env_on("WICK_ATTENTION_KV_FUSED", &fused)) {
+        a.k_new = k_new;
+        a.v_new = v_new;
+        s = run_slot(op, &a, dv, out, lse);
+        if (s == WK_ERR_UNSUPPORTED)
+            s = WK_OK; /* the backend does not fuse this call: the two ops below */
+        else {
+            wk_tensor_release(bias);
             return s;
+        }
     }
+    wk_tensor_release(bias);
+    WK_TRY(s);
     WK_TRY(WK_CHECK_SLOT(op, q, attention));
     WK_TRY(lens_after(p->seq_lens, q->shape[2], &lens)); /* made before the caches are written */
     wk_attention_params after = *p;

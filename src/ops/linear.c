@@ -132,7 +132,7 @@ static wk_status fused(const wk_tensor *x, const wk_tensor *w, const wk_linear_p
         wk_linear_job j = {.x = x2, .w = w, .norm = p->norm, .bias = p->bias, .residual = r2, .out = o2,
                            .eps = p->eps, .glu = p->glu, .glu_kind = p->glu_kind, .rope_cos = p->rope_cos,
                            .rope_sin = p->rope_sin, .rope_interleaved = p->rope_interleaved,
-                           .rope_cols = p->rope_cols ? p->rope_cols : w->shape[0]};
+                           .rope_cols = p->rope_cols};
         s = wk_be(x)->linear(&j);
     }
     wk_tensor_release(x2), wk_tensor_release(o2), wk_tensor_release(r2);
@@ -163,12 +163,11 @@ static wk_status product(const wk_tensor *h, const wk_tensor *w, wk_tensor **y)
             return s;                                                                                             \
     } while (0)
 
-/* The rotary embedding of h (M, N), fresh and contiguous, in place: its first rope_cols columns as (M / T, H, T, D)
- * (strides T N, D, N, 1) through wk_rope or wk_rope_i, copied back. */
+/* The rotary embedding of h (M, N), fresh and contiguous, in place: its first rope_cols columns (resolved: not 0) as
+ * (M / T, H, T, D) (strides T N, D, N, 1) through wk_rope or wk_rope_i, copied back. */
 static wk_status rope_cols(wk_tensor *h, const wk_linear_params *p, int64_t T)
 {
-    int64_t M = h->shape[0], N = h->shape[1], D = 2 * p->rope_cos->shape[1];
-    int64_t H = (p->rope_cols ? p->rope_cols : N) / D;
+    int64_t M = h->shape[0], N = h->shape[1], D = 2 * p->rope_cos->shape[1], H = p->rope_cols / D;
     if (M == 0 || H == 0)
         return WK_OK;
     const int64_t shape[4] = {M / T, H, T, D}, strides[4] = {T * N, D, N, 1};
@@ -215,11 +214,13 @@ static wk_status composed(const wk_tensor *x, const wk_tensor *w, const wk_linea
 wk_status wk_linear(const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p, wk_tensor **out)
 {
     static const char op[] = "linear";
-    const wk_linear_params none = {0};
-    p = p ? p : &none;
+    wk_linear_params r = p ? *p : (wk_linear_params){0}; /* resolved: rope_cols 0 is all of w's rows */
+    p = &r;
     int64_t shape[WK_MAX_RANK];
     WK_TRY(check(op, x, w, p, shape));
     WK_TRY(wk_check_out(op, out));
+    if (r.rope_cos && r.rope_cols == 0)
+        r.rope_cols = w->shape[0];
     if (fusable(x, w, p)) {
         wk_tensor *res = NULL;
         WK_TRY(wk_alloc_output(op, wk_dev(x), x->dtype, x->rank, shape, &res));
