@@ -18,11 +18,9 @@ static pthread_once_t detail_once = PTHREAD_ONCE_INIT;
 
 static void detail_init(void)
 {
-    bool mismatch;
-    const char *core = wk_gemm_core(&mismatch);
-    snprintf(detail, sizeof detail, "host CPU, %d thread(s), OpenBLAS (%s kernels) for matmul%s", wk_cpu_threads(),
-             core, mismatch ? "; OpenBLAS did not recognise this CPU: OPENBLAS_CORETYPE=Haswell (AVX2) or SkylakeX "
-                              "(AVX-512) selects faster kernels" : "");
+    const char *replaced = NULL, *core = wk_gemm_core(&replaced);
+    snprintf(detail, sizeof detail, "host CPU, %d thread(s), OpenBLAS (%s kernels%s%s) for matmul", wk_cpu_threads(),
+             core, replaced ? ", chosen by the CPU's features: OpenBLAS took it for " : "", replaced ? replaced : "");
 }
 
 wk_status wk_cpu_probe(wk_backend_info *info)
@@ -39,6 +37,7 @@ wk_status wk_cpu_device(int ordinal, wk_device **out)
 {
     if (ordinal != 0)
         return wk_error(WK_ERR_DEVICE, "device_get: cpu has one device (cpu or cpu:0), not %d", ordinal);
+    wk_gemm_init();
     *out = &cpu_device;
     return WK_OK;
 }

@@ -3,6 +3,9 @@
 #include "cpu/gemm.h"
 
 #include <cblas.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <strings.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -107,20 +110,70 @@ void wk_gemm_store(wk_dtype dt, const void *src, void *dst, int64_t n, const voi
     wk_gemm_for(n, WK_CPU_GRAIN, store_range, &j);
 }
 
-const char *wk_gemm_core(bool *mismatch)
-{
-    const char *core = openblas_get_corename();
-    core = core ? core : "unknown";
-    *mismatch = false;
+/* ---- OpenBLAS's kernel set. Its DYNAMIC_ARCH build picks kernels by the CPU's model when it loads and falls back to
+ * its SSE3 (Prescott) ones on a model it does not know: OpenBLAS 0.3.21 (Debian 12) on an Emerald Rapids (model 207)
+ * or a virtual machine's masked model. Its sgemm then runs 4.7x slower than with the AVX-512 kernels on the same
+ * cores (58 against 270 GFLOP/s on 2 cores, bench/results/cpu-2026-11-27-embed.md). Unless the user set
+ * OPENBLAS_CORETYPE, wick then asks OpenBLAS once, before its first BLAS call, for the set the CPU's features
+ * allow: SkylakeX with AVX-512 (F, BW, DQ, VL), Haswell with AVX2 and FMA. It does so through the two entry points
+ * OpenBLAS's own load runs (gotoblas_dynamic_quit, then gotoblas_dynamic_init, which reads OPENBLAS_CORETYPE, set
+ * for that call and removed after), referenced weakly: a build without them keeps its kernels. */
 #if defined(__x86_64__) && defined(__GNUC__)
-    /* OpenBLAS's DYNAMIC_ARCH falls back to its SSE3 kernels on a CPU whose model it does not know (a virtual
-     * machine's masked CPUID), three times slower than its AVX2/AVX-512 ones on the same cores. */
-    static const char *const old_cores[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom",
-                                            "Katmai", "Northwood", "Banias", "Opteron", "Barcelona"};
+extern void gotoblas_dynamic_init(void) __attribute__((weak));
+extern void gotoblas_dynamic_quit(void) __attribute__((weak));
+extern const char gotoblas_SKYLAKEX __attribute__((weak)); /* OpenBLAS's kernel tables: present in the build */
+extern const char gotoblas_HASWELL __attribute__((weak));
+
+static bool old_core(const char *core)
+{
+    static const char *const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom",
+                                      "Katmai", "Northwood", "Banias", "Opteron", "Barcelona"};
+    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++)
+        if (strcasecmp(core, old[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The kernel set the CPU's features allow (and the build holds), or NULL. */
+static const char *feature_core(void)
+{
     __builtin_cpu_init();
-    for (size_t i = 0; i < sizeof old_cores / sizeof old_cores[0]; i++)
-        if (strcasecmp(core, old_cores[i]) == 0 && __builtin_cpu_supports("avx2"))
-            *mismatch = true;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && &gotoblas_SKYLAKEX)
+        return "SkylakeX";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && &gotoblas_HASWELL)
+        return "Haswell";
+    return NULL;
+}
 #endif
-    return core;
+
+static char picked_by_openblas[32]; /* the set OpenBLAS took before wick chose another; "" if none */
+static pthread_once_t core_once = PTHREAD_ONCE_INIT;
+
+static void choose_core(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    const char *core = openblas_get_corename(), *want = NULL;
+    if (!core || getenv("OPENBLAS_CORETYPE") || !old_core(core) || !gotoblas_dynamic_init || !gotoblas_dynamic_quit ||
+        !(want = feature_core()))
+        return;
+    snprintf(picked_by_openblas, sizeof picked_by_openblas, "%s", core);
+    if (setenv("OPENBLAS_CORETYPE", want, 1) != 0) {
+        picked_by_openblas[0] = '\0';
+        return;
+    }
+    gotoblas_dynamic_quit();
+    gotoblas_dynamic_init();
+    unsetenv("OPENBLAS_CORETYPE");
+#endif
+}
+
+void wk_gemm_init(void) { pthread_once(&core_once, choose_core); }
+
+const char *wk_gemm_core(const char **replaced)
+{
+    wk_gemm_init();
+    const char *core = openblas_get_corename();
+    *replaced = picked_by_openblas[0] ? picked_by_openblas : NULL;
+    return core ? core : "unknown";
 }

@@ -19,9 +19,13 @@ static inline wk_dtype wk_gemm_compute_dtype(wk_dtype dt) { return dt == WK_F64 
  * im2col, 150-220 GFLOP/s with a serial one. Serial too inside a parallel region. body must not call BLAS. */
 void wk_gemm_for(int64_t n, int64_t grain, wk_range_fn body, void *ctx);
 
-/* OpenBLAS's kernel set ("Haswell", "SkylakeX", ...); *mismatch: an old set (SSE3) on a CPU with AVX2, which
- * OPENBLAS_CORETYPE fixes (`wick devices` says so). */
-const char *wk_gemm_core(bool *mismatch);
+/* Once, before the first BLAS call (the CPU device's open runs it): where OpenBLAS took this CPU for an old one (its
+ * SSE3 kernels on a CPU with AVX2 or AVX-512) and OPENBLAS_CORETYPE is not set, has it use the kernels the CPU's
+ * features allow (gemm.c says how). */
+void wk_gemm_init(void);
+/* OpenBLAS's kernel set ("Haswell", "SkylakeX", ...); *replaced: the old set OpenBLAS had taken, which
+ * wk_gemm_init replaced, or NULL. */
+const char *wk_gemm_core(const char **replaced);
 
 /* Largest dimension or leading dimension OpenBLAS's 32-bit blasint accepts. */
 #define WK_GEMM_MAX_DIM 2147483647

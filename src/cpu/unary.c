@@ -32,8 +32,8 @@ typedef void (*un_kernel)(void *dst, const void *src, int64_t n, const un_param 
 #define GELU_K 0.79788456080286535588 /* sqrt(2/pi) */
 
 /* gelu(tanh) = x (1 + tanh z) / 2 = x sigmoid(2z): sigmoid avoids the cancellation of 1 + tanh z for x < 0.
- * For f32 the argument 2z (and gelu_erf's erfc) is computed in f64: for x near -4 the result's relative error
- * is |2z| times the argument's, which in f32 arithmetic alone exceeds the 1e-6 tolerance. */
+ * For f32 the argument 2z is computed in f64: for x near -4 the result's relative error is |2z| times the
+ * argument's, which in f32 arithmetic alone exceeds the 1e-6 tolerance (gelu_erf: vmath.h's wk_vgelu_erff). */
 static inline double gelu_f64(double v)
 {
     double z2 = 2.0 * GELU_K * (v + 0.044715 * v * v * v);
@@ -82,7 +82,7 @@ static inline double sign_f64(double v) { return v > 0.0 ? 1.0 : v < 0.0 ? -1.0 
     X(RECIP, recip, 1.0f / v, 1.0 / v)                                                                   \
     X(SQRT, sqrt, sqrtf(v), sqrt(v))                                                                     \
     X(GELU, gelu, v * wk_vsigmoidf((float)(2.0 * GELU_K * ((double)v + 0.044715 * (double)v * v * v))), gelu_f64(v))     \
-    X(GELU_ERF, gelu_erf, (float)(0.5 * v * erfc(-(double)v * SQRT1_2)), 0.5 * v * erfc(-v * SQRT1_2))           \
+    X(GELU_ERF, gelu_erf, wk_vgelu_erff(v), 0.5 * v * erfc(-v * SQRT1_2))                               \
     X(SILU, silu, v * wk_vsigmoidf(v), v / (1.0 + exp(-v)))                                              \
     X(SIGMOID, sigmoid, wk_vsigmoidf(v), 1.0 / (1.0 + exp(-v)))                                          \
     X(CEIL, ceil, wk_vceilf(v), ceil(v))                                                                 \
