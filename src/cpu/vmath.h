@@ -124,14 +124,14 @@ static inline float wk_vsigmoidf(float x)
     return wk_vsel(x < 0.0f, e * d, d);
 }
 
-/* gelu(v) = v Phi(v) = v erfc(-v / sqrt 2) / 2 within about 8 ulp (4.6e-7 relative, every f32 in [-16, 16] against
- * libm's erfc in f64), branch-free. With h = Phi(-|v|) = erfc(|v| / sqrt 2) / 2: v h for v < 0, v (1 - h) else, so the
- * negative side keeps its relative precision far into the tail. h = e^{-v^2 / 2} erfcx(a) / 2 with a = |v| / sqrt 2:
- * erfcx(a) = erfc(a) e^{a^2} is smooth, t P(t) with t = 2 / (2 + a) and P of degree 10 (fitted to scipy's erfcx by
- * reweighted least squares over a in [0, 10.25]: 2.2e-8 with these f32 coefficients). v^2 is split exactly into the
- * squares and product of v's top and bottom 12 bits, so e^{-v^2/2} carries no rounding of v^2 (which near v = -4
- * alone would cost 16 ulp). |v| is capped at 15, where h is 0 in f32: gelu(inf) = inf, gelu(-inf) = -inf * 0 = NaN
- * (as PyTorch), NaN stays NaN. */
+/* gelu(v) = v Phi(v) = v erfc(-v / sqrt 2) / 2 within about 8 ulp (4.5e-7 relative; test_gelu_erf checks it against
+ * libm's erfc in f64), branch-free. With h = Phi(-|v|) = erfc(|v| / sqrt 2) / 2: v h for v < 0, v (1 - h) else, so
+ * the negative side keeps its relative precision far into the tail. h = e^{-v^2 / 2} erfcx(a) / 2 with
+ * a = |v| / sqrt 2: erfcx(a) = erfc(a) e^{a^2} is smooth, t P(t) with t = 2 / (2 + a) and P of degree 10
+ * (scripts/fit-erfcx.py fits it to scipy's erfcx over a in [0, 10.25]: 2.2e-8 with these f32 coefficients). v^2 is
+ * split exactly into the squares and product of v's top and bottom 12 bits, so e^{-v^2/2} carries no rounding of v^2
+ * (which near v = -4 alone would cost 16 ulp). |v| is capped at 15, where h is 0 in f32: gelu(inf) = inf,
+ * gelu(-inf) = -inf * 0 = NaN (as PyTorch), NaN stays NaN. */
 static inline float wk_vgelu_erff(float v)
 {
     float av = wk_vabsf(v);
@@ -150,8 +150,8 @@ static inline float wk_vgelu_erff(float v)
     p = p * t + 2.820886374e-01f;
     float hi = wk_u32_as_f32(wk_f32_as_u32(av) & 0xfffff000u), lo = av - hi;
     float g = wk_vexpf(-0.5f * (hi * hi)) * wk_vexpf(-0.5f * (2.0f * hi * lo + lo * lo));
-    float h = 0.5f * g * (t * p);
-    return wk_vsel(v < 0.0f, v * h, v * (1.0f - h));
+    float tp = t * p; /* erfcx(a); h = g tp / 2, whose product with v is formed last below 0: h is subnormal there */
+    return wk_vsel(v < 0.0f, (0.5f * v * tp) * g, v * (1.0f - 0.5f * g * tp));
 }
 
 /* Round half to even (the default rounding mode) by adding and removing 2^23; |x| >= 2^23, inf and NaN are
