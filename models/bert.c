@@ -8,13 +8,15 @@
 #include "bert_internal.h"
 #include "scope.h"
 
-/* layer_norm(y + residual). */
-static wk_status add_norm(wm_scope *sc, const wk_tensor *y, const wk_tensor *res, const wk_tensor *w, const wk_tensor *b,
-                          double eps, wk_tensor **out)
+/* layer_norm(x w^T + b + residual): the residual added by the product (wk_linear). */
+static wk_status linear_add_norm(wm_scope *sc, const wk_tensor *x, const wk_tensor *w, const wk_tensor *b,
+                                 const wk_tensor *res, const wk_tensor *ln_w, const wk_tensor *ln_b, double eps,
+                                 wk_tensor **out)
 {
+    const wk_linear_params p = {.bias = b, .residual = res};
     wk_tensor *s = NULL;
-    WM_TRACK(sc, &s, wk_binary(WK_BINARY_ADD, y, res, &s));
-    WM_TRACK(sc, out, wk_layer_norm(s, w, b, eps, out));
+    WM_TRACK(sc, &s, wk_linear(x, w, &p, &s));
+    WM_TRACK(sc, out, wk_layer_norm(s, ln_w, ln_b, eps, out));
     return WK_OK;
 }
 
@@ -41,20 +43,16 @@ static wk_status run_layer(const bert_model *m, const bert_layer *L, const wk_te
                            wk_tensor **out, char *err, size_t cap)
 {
     wm_scope sc = {.err = err, .cap = cap};
-    wk_tensor *att = NULL, *h = NULL, *x1 = NULL, *up = NULL, *g = NULL, *dn = NULL, *y = NULL;
+    wk_tensor *att = NULL, *x1 = NULL, *up = NULL, *g = NULL, *y = NULL;
     wk_status s = self_attention(&sc, m, L, x, lens, &att);
     if (s == WK_OK)
-        s = wm_linear(&sc, att, L->attn_out_w, L->attn_out_b, &h);
-    if (s == WK_OK)
-        s = add_norm(&sc, h, x, L->ln1_w, L->ln1_b, m->eps, &x1);
+        s = linear_add_norm(&sc, att, L->attn_out_w, L->attn_out_b, x, L->ln1_w, L->ln1_b, m->eps, &x1);
     if (s == WK_OK)
         s = wm_linear(&sc, x1, L->up_w, L->up_b, &up);
     if (s == WK_OK)
         s = wm_track(&sc, wk_unary(WK_UNARY_GELU_ERF, up, &g), &g);
     if (s == WK_OK)
-        s = wm_linear(&sc, g, L->down_w, L->down_b, &dn);
-    if (s == WK_OK)
-        s = add_norm(&sc, dn, x1, L->ln2_w, L->ln2_b, m->eps, &y);
+        s = linear_add_norm(&sc, g, L->down_w, L->down_b, x1, L->ln2_w, L->ln2_b, m->eps, &y);
     if (s == WK_OK)
         wk_tensor_retain(y);
     wm_scope_end(&sc);

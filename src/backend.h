@@ -116,11 +116,11 @@ typedef struct wk_kv_write {
     int64_t block_size; /* paged: the pools' dim 2; 0 otherwise */
 } wk_kv_write;
 
-/* linear (wk_linear, one row of x): x (1, K) contiguous f32/f16/bf16; w (N, K) of x's dtype with unit stride along K
+/* linear (wk_linear): x (M, K) contiguous, any float dtype, M >= 0; w (N, K) of x's dtype with unit stride along K
  * and rows ld elements apart, or block-quantized and contiguous; norm (K), bias (N) contiguous of x's dtype or NULL;
- * glu: N even, out's last dim N / 2; residual of out's shape, contiguous, or NULL; out (1, N or N / 2) contiguous.
- * rope_cos, rope_sin: (1, D/2) with unit stride along D/2, or NULL; rope_cols a multiple of D, 1 <= rope_cols <= N,
- * N a multiple of D; not with glu. N, K >= 1, eps finite and >= 0. */
+ * glu: N even, out's last dim N / 2; residual of out's shape, contiguous, or NULL; out (M, N or N / 2) contiguous.
+ * rope_cos, rope_sin: (T, D/2) with unit stride along D/2 (row m of x at position m % T), or NULL; rope_cols a
+ * multiple of D, 1 <= rope_cols <= N, N a multiple of D; not with glu. N, K >= 1, eps finite and >= 0. */
 typedef struct wk_linear_job {
     const wk_tensor *x, *w, *norm, *bias, *residual, *rope_cos, *rope_sin;
     wk_tensor *out;

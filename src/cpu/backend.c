@@ -123,6 +123,7 @@ const wk_backend wk_cpu_backend = {
     .dequantize = wk_cpu_dequantize,
     .quantize = wk_cpu_quantize,
     .matmul_q = wk_cpu_matmul_q,
+    .linear = wk_cpu_linear,
     .attention = wk_cpu_attention,
     .kv_append = wk_cpu_kv_append,
     .comm = &wk_cpu_comm,

@@ -114,7 +114,7 @@ static void forward_image(const conv_plan *q, const void *wbuf, const char *xi, 
     for (int64_t gi = 0; gi < q->groups; gi++)
         wk_gemm(q->ct, false, false, q->og, ohw, k, (const char *)wbuf + (size_t)(gi * q->og * k) * q->ces, k,
                 b + (size_t)(gi * k * ldb) * q->ces, ldb, (char *)dst + (size_t)(gi * q->og * ohw) * q->ces,
-                ohw);
+                ohw, false);
 }
 
 /* out image (o x oh x ow) = col2im(W^T x), per group: W (c x og*kh*kw) rows of group gi, x image (c x h*w). */
@@ -125,7 +125,7 @@ static void transposed_image(const conv_plan *q, const void *wbuf, const char *x
     for (int64_t gi = 0; gi < q->groups; gi++)
         wk_gemm(q->ct, true, false, m, hw, q->cg, (const char *)wbuf + (size_t)(gi * q->cg * m) * q->ces, m,
                 b + (size_t)(gi * q->cg * ldb) * q->ces, ldb, (char *)col + (size_t)(gi * m * hw) * q->ces,
-                hw);
+                hw, false);
     memset(dst, 0, (size_t)(q->o * q->oh * q->ow) * q->ces);
     wk_col2im(&q->geom, q->ct, col, dst);
 }

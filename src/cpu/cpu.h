@@ -160,6 +160,8 @@ wk_status wk_cpu_dequantize(const wk_tensor *x, wk_tensor *out);
 wk_status wk_cpu_quantize(const wk_tensor *x, wk_tensor *out);
 /* matmul_q.c */
 wk_status wk_cpu_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor *out);
+/* linear.c */
+wk_status wk_cpu_linear(const wk_linear_job *j);
 /* rope.c */
 wk_status wk_cpu_rope(wk_rope_kind kind, const wk_tensor *x, const wk_tensor *cos, const wk_tensor *sin,
                       wk_tensor *out);

@@ -12,15 +12,16 @@
 #endif
 
 void wk_gemm(wk_dtype ct, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
-             const void *b, int64_t ldb, void *c, int64_t ldc)
+             const void *b, int64_t ldb, void *c, int64_t ldc, bool accumulate)
 {
     enum CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+    wk_gemm_init();
     if (ct == WK_F64)
         cblas_dgemm(CblasRowMajor, ta, tb, (blasint)m, (blasint)n, (blasint)k, 1.0, a, (blasint)lda, b,
-                    (blasint)ldb, 0.0, c, (blasint)ldc);
+                    (blasint)ldb, accumulate ? 1.0 : 0.0, c, (blasint)ldc);
     else
         cblas_sgemm(CblasRowMajor, ta, tb, (blasint)m, (blasint)n, (blasint)k, 1.0f, a, (blasint)lda, b,
-                    (blasint)ldb, 0.0f, c, (blasint)ldc);
+                    (blasint)ldb, accumulate ? 1.0f : 0.0f, c, (blasint)ldc);
 }
 
 void wk_gemm_for(int64_t n, int64_t grain, wk_range_fn body, void *ctx)

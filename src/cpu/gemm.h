@@ -30,10 +30,10 @@ const char *wk_gemm_core(const char **replaced);
 /* Largest dimension or leading dimension OpenBLAS's 32-bit blasint accepts. */
 #define WK_GEMM_MAX_DIM 2147483647
 
-/* Row-major C (m x n, leading dim ldc) = op(A) op(B) in compute dtype ct (f32 or f64), threaded by
- * OpenBLAS. Never called from inside an OpenMP parallel region. */
+/* Row-major C (m x n, leading dim ldc) = op(A) op(B) (+ C when accumulate) in compute dtype ct (f32 or f64),
+ * threaded by OpenBLAS. Never called from inside an OpenMP parallel region. */
 void wk_gemm(wk_dtype ct, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
-             const void *b, int64_t ldb, void *c, int64_t ldc);
+             const void *b, int64_t ldb, void *c, int64_t ldc, bool accumulate);
 
 /* dst (rows x cols, row-major, contiguous, compute dtype of dt) = the strided matrix src of storage dtype dt:
  * element (r, c) at src + (r*rs + c*cs) elements. */

@@ -140,7 +140,7 @@ wk_status wk_cpu_matmul(const wk_tensor *a, const wk_tensor *b, unsigned flags, 
             break;
         }
         char *c = dst + (size_t)(bi * rows * n) * es;
-        wk_gemm(ct, fa.trans, fb.trans, rows, n, k, pa, fa.ld, pb, fb.ld, convert ? cbuf : c, n);
+        wk_gemm(ct, fa.trans, fb.trans, rows, n, k, pa, fa.ld, pb, fb.ld, convert ? cbuf : c, n, false);
         if (convert)
             wk_gemm_store(dt, cbuf, c, rows * n, NULL, 1, 1);
         for (int d = nbatch - 1; d >= 0; d--) { /* next batch index, carrying */

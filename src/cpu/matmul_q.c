@@ -144,7 +144,7 @@ static wk_status blas_path(mq_job *j, float *c)
         int64_t nc = j->N - n0 < rows ? j->N - n0 : rows;
         d.n0 = n0;
         wk_gemm_for(nc, 1, decode_slice, &d);
-        wk_gemm(WK_F32, false, true, j->M, nc, j->K, j->x, j->K, slice, j->K, c + n0, j->N);
+        wk_gemm(WK_F32, false, true, j->M, nc, j->K, j->x, j->K, slice, j->K, c + n0, j->N, false);
     }
     free(slice);
     return WK_OK;

@@ -1,4 +1,4 @@
-/* linear.c: the GPU's linear slot (wk_linear for one row of x): the norm, the product and the epilogue (bias, rotary
+/* linear.c: the GPU's linear slot (wk_linear for one row of x; more rows: WK_ERR_UNSUPPORTED): the norm, the product and the epilogue (bias, rotary
  * embedding or gated unit, residual) in one launch
  * of a mat-vec kernel, kernels/gemv.cu for float w and kernels/matmul_q_dot.cu's matmul_q_dot_1 for Q4_0, Q8_0, Q4_K
  * and Q6_K (their shared steps: kernels/linear.cuh). Other calls are WK_ERR_UNSUPPORTED: ops/linear.c composes them. */
@@ -6,6 +6,8 @@
 
 wk_status wk_gpu_linear(const wk_linear_job *j)
 {
+    if (j->x->shape[0] != 1)
+        return WK_ERR_UNSUPPORTED; /* the mat-vec kernels take one row */
     wk_gpu_dev *d = wk_gpu_dev_of(j->out);
     wk_gpu_linear_epi e = {.norm = j->norm ? wk_tensor_data(j->norm) : NULL,
                            .bias = j->bias ? wk_tensor_data(j->bias) : NULL,

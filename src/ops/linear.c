@@ -1,7 +1,7 @@
 /* linear.c: wk_linear, a linear layer with the norm before it and the bias, rotary embedding, gated unit and residual
- * after it: every operand checked once here, then the backend's linear slot where it fuses the call (one row of x,
- * every operand contiguous), else the steps as the separate ops (wk_rms_norm, wk_matmul or wk_matmul_q, wk_binary,
- * wk_rope or wk_rope_i, wk_glu).
+ * after it: every operand checked once here, then the backend's linear slot where it fuses the call (GPUs: one row
+ * of x, the whole epilogue; the CPU: f32/f64, bias and residual added by the GEMM), else the steps as the separate ops
+ * (wk_rms_norm, wk_matmul or wk_matmul_q, wk_binary, wk_rope or wk_rope_i, wk_glu).
  * WICK_LINEAR_FUSED=0 never calls the slot (for comparisons). */
 #include <math.h>
 #include <string.h>
@@ -100,12 +100,12 @@ static wk_status check(const char *op, const wk_tensor *x, const wk_tensor *w, c
 static bool unit_vector(const wk_tensor *t) { return !t || t->strides[0] == 1; }
 
 /* Whether the call has the form the backend's fused slot takes: the slot present (and not turned off by
- * WICK_LINEAR_FUSED=0), one row of x, every operand laid out as the slot's rules say (backend.h wk_linear_job). */
+ * WICK_LINEAR_FUSED=0), every operand laid out as the slot's rules say (backend.h wk_linear_job). */
 static bool fusable(const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p)
 {
     static atomic_int state;
     int64_t N = w->shape[0], K = w->shape[1];
-    if (!wk_be(x)->linear || N == 0 || K == 0 || wk_tensor_numel(x) != K || !wk_env_on("WICK_LINEAR_FUSED", &state))
+    if (!wk_be(x)->linear || N == 0 || K == 0 || !wk_env_on("WICK_LINEAR_FUSED", &state))
         return false;
     if (!wk_tensor_is_contiguous(x) || !unit_vector(p->norm) || !unit_vector(p->bias) ||
         (p->residual && !wk_tensor_is_contiguous(p->residual)))
@@ -116,12 +116,12 @@ static bool fusable(const wk_tensor *x, const wk_tensor *w, const wk_linear_para
     return wk_dtype_is_quantized(w->dtype) ? wk_tensor_is_contiguous(w) : w->strides[1] == 1 && w->strides[0] >= K;
 }
 
-/* The backend's fused slot on (1, K) and (1, N') views of x, out (res) and the residual; WK_ERR_UNSUPPORTED where
+/* The backend's fused slot on (M, K) and (M, N') views of x, out (res) and the residual; WK_ERR_UNSUPPORTED where
  * the backend does not take the call after all. */
 static wk_status fused(const wk_tensor *x, const wk_tensor *w, const wk_linear_params *p, wk_tensor *res)
 {
-    int64_t K = w->shape[1], n = res->shape[res->rank - 1], xs[2] = {1, K}, xst[2] = {K, 1}, os[2] = {1, n},
-            ost[2] = {n, 1};
+    int64_t K = w->shape[1], M = wk_tensor_numel(x) / K, n = res->shape[res->rank - 1], xs[2] = {M, K},
+            xst[2] = {K, 1}, os[2] = {M, n}, ost[2] = {n, 1};
     wk_tensor *x2 = NULL, *o2 = NULL, *r2 = NULL;
     wk_status s = wk_tensor_view(x, 2, xs, xst, x->offset, &x2);
     if (s == WK_OK)

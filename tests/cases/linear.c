@@ -237,6 +237,11 @@ static void cases(wkt_list *l)
     add(l, WK_F16, 0, S_NORM | S_GLU | S_RES, 1, SHAPE(5, 256), 130, WKT_CONTIG); /* rows of x: matmul_q composed */
     add(l, WK_F32, 2, S_NORM | S_BIAS | S_GLU | S_RES, 1, SHAPE(1, 256), 130, WKT_CONTIG); /* Q5_0: composed */
     add(l, WK_F32, 0, S_NORM, 0, SHAPE(0, 64), 34, WKT_CONTIG);                              /* no rows of x */
+    /* many rows, float w: the CPU's slot (bias and residual added by the GEMM), composed on GPUs */
+    add(l, WK_F32, -1, S_BIAS | S_RES, 0, SHAPE(4, 75, 96), 200, WKT_CONTIG);
+    add(l, WK_F32, -1, S_RES, 0, SHAPE(33, 40), 17, WKT_CONTIG);
+    add(l, WK_F32, -1, S_BIAS, 0, SHAPE(6, 64), 48, WKT_CONTIG);
+    add(l, WK_F32, -1, S_BIAS | S_RES, 0, SHAPE(0, 96), 20, WKT_CONTIG);
 }
 
 /* The rope's errors on x (1, 64) and w (6, 64) f32: tables of (1, D/2). */
