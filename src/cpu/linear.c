@@ -4,7 +4,10 @@
  * bias add, the residual add) and two more tensors. f32 with a float w of x's dtype; the norm, rotary embedding,
  * gated unit, f16/bf16 (which round between the steps) and block-quantized w are WK_ERR_UNSUPPORTED: ops/linear.c
  * composes them. */
+#include <string.h>
+
 #include "cpu/gemm.h"
+#include "cpu/vmath.h"
 
 typedef struct fill_job {
     int64_t n;
@@ -13,15 +16,21 @@ typedef struct fill_job {
 } fill_job;
 
 /* Rows [r0, r1) of out = residual + bias (either may be absent: 0). */
-static void fill_rows(void *arg, int64_t r0, int64_t r1)
+WK_VEC_CLONES static void fill_rows(void *arg, int64_t r0, int64_t r1)
 {
     const fill_job *j = arg;
     int64_t n = j->n;
+    const float *b = j->bias;
     for (int64_t r = r0; r < r1; r++) {
         float *o = j->out + r * n;
-        const float *b = j->bias, *s = j->res ? j->res + r * n : NULL;
-        for (int64_t i = 0; i < n; i++)
-            o[i] = (s ? s[i] : 0.0f) + (b ? b[i] : 0.0f);
+        const float *s = j->res ? j->res + r * n : NULL;
+        if (s && b)
+            for (int64_t i = 0; i < n; i++)
+                o[i] = s[i] + b[i];
+        else if (s || b)
+            memcpy(o, s ? s : b, sizeof(float) * (size_t)n);
+        else
+            memset(o, 0, sizeof(float) * (size_t)n);
     }
 }
 
