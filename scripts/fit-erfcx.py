@@ -20,6 +20,6 @@ for _ in range(ROUNDS):
     w = w * (r / r.max()) ** 0.5 + 1e-12
     w /= w.sum()
 c32 = c.astype(np.float32)
-print(f"relative error: {np.abs(V @ c / y - 1).max():.2e} (f64), {np.abs(V @ c32.astype(np.float64) / y - 1).max():.2e} "
-      "(f32 coefficients)")
+err64, err32 = np.abs(V @ c / y - 1).max(), np.abs(V @ c32.astype(np.float64) / y - 1).max()
+print(f"relative error: {err64:.2e} (f64), {err32:.2e} (f32 coefficients)")
 print("\n".join(f"{float(x):.9e}f" for x in c32[::-1]))

@@ -1,5 +1,5 @@
-/* vmath.h: branch-free f32 exp, log, tanh, sigmoid, exact gelu and rounding that GCC vectorises (libm's are scalar calls),
- * and the chunked gather/scatter that runs strided or f16/bf16 operands through the contiguous loops. */
+/* vmath.h: branch-free f32 exp, log, tanh, sigmoid, exact gelu and rounding that GCC vectorises (libm's are scalar
+ * calls), and the chunked gather/scatter that runs strided or f16/bf16 operands through the contiguous loops. */
 #ifndef WK_CPU_VMATH_H
 #define WK_CPU_VMATH_H
 
