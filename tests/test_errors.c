@@ -1,5 +1,8 @@
 /* test_errors.c: every family's error-path checks (bad shapes, dtypes, devices, parameters, NULLs):
- * each must return the right status, name the op in wk_last_error(), and change nothing. */
+ * each must return the right status, name the op in wk_last_error(), and change nothing. On the CPU; with --gpu on
+ * the first GPU this build reaches instead (the families' checks; exit 77, ctest's skip, where there is none), so
+ * that a GPU slot's own refusals (a fused kernel's bad length that writes nothing) are tested too. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,16 +40,45 @@ static void device_errors(wkt_errctx *e)
     }
 }
 
-int main(void)
+/* The first GPU device this build reaches, or NULL. */
+static wk_device *first_gpu(void)
 {
-    wk_device *cpu = NULL;
-    if (wk_device_get("cpu", &cpu) != WK_OK) {
+    for (int b = 0; b < wk_backend_count(); b++) {
+        wk_backend_info info;
+        char name[32];
+        wk_device *dev = NULL;
+        if (wk_backend_info_get(b, &info) != WK_OK || strcmp(info.name, "cpu") == 0 || !info.available ||
+            info.device_count < 1)
+            continue;
+        snprintf(name, sizeof name, "%s:0", info.name);
+        if (wk_device_get(name, &dev) == WK_OK)
+            return dev;
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    bool gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
+    if (argc > 1 && !gpu) {
+        printf("usage: test_errors [--gpu]\n");
+        return 2;
+    }
+    wk_device *dev = NULL;
+    if (gpu && !(dev = first_gpu())) {
+        printf("SKIPPED: no GPU device here\n");
+        return 77;
+    }
+    if (!gpu && wk_device_get("cpu", &dev) != WK_OK) {
         printf("FAIL cannot open cpu: %s\n", wk_last_error());
         return 1;
     }
-    wkt_errctx e = {.dev = cpu, .checks = 0, .failures = 0};
-    device_errors(&e);
-    printf("%-10s %3d checks, %d failed\n", "device", e.checks, e.failures);
+    printf("error paths on %s\n", wk_device_name(dev));
+    wkt_errctx e = {.dev = dev, .checks = 0, .failures = 0};
+    if (!gpu) {
+        device_errors(&e);
+        printf("%-10s %3d checks, %d failed\n", "device", e.checks, e.failures);
+    }
     int nf = 0;
     const wkt_family *const *fams = wkt_families(&nf);
     for (int i = 0; i < nf; i++) {
