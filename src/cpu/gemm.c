@@ -119,13 +119,7 @@ void wk_gemm_store(wk_dtype dt, const void *src, void *dst, int64_t n, const voi
  * allow: SkylakeX with AVX-512 (F, BW, DQ, VL), Haswell with AVX2 and FMA. It does so through the two entry points
  * OpenBLAS's own load runs (gotoblas_dynamic_quit, then gotoblas_dynamic_init, which reads OPENBLAS_CORETYPE, set
  * for that call and removed after), referenced weakly: a build without them keeps its kernels. */
-#if defined(__x86_64__) && defined(__GNUC__)
-extern void gotoblas_dynamic_init(void) __attribute__((weak));
-extern void gotoblas_dynamic_quit(void) __attribute__((weak));
-extern const char gotoblas_SKYLAKEX __attribute__((weak)); /* OpenBLAS's kernel tables: present in the build */
-extern const char gotoblas_HASWELL __attribute__((weak));
-
-static bool old_core(const char *core)
+bool wk_gemm_old_core(const char *core)
 {
     static const char *const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom",
                                       "Katmai", "Northwood", "Banias", "Opteron", "Barcelona"};
@@ -134,6 +128,12 @@ static bool old_core(const char *core)
             return true;
     return false;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+extern void gotoblas_dynamic_init(void) __attribute__((weak));
+extern void gotoblas_dynamic_quit(void) __attribute__((weak));
+extern const char gotoblas_SKYLAKEX __attribute__((weak)); /* OpenBLAS's kernel tables: present in the build */
+extern const char gotoblas_HASWELL __attribute__((weak));
 
 /* The kernel set the CPU's features allow (and the build holds), or NULL. */
 static const char *feature_core(void)
@@ -155,8 +155,8 @@ static void choose_core(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     const char *core = openblas_get_corename(), *want = NULL;
-    if (!core || getenv("OPENBLAS_CORETYPE") || !old_core(core) || !gotoblas_dynamic_init || !gotoblas_dynamic_quit ||
-        !(want = feature_core()))
+    if (!core || getenv("OPENBLAS_CORETYPE") || !wk_gemm_old_core(core) || !gotoblas_dynamic_init ||
+        !gotoblas_dynamic_quit || !(want = feature_core()))
         return;
     snprintf(picked_by_openblas, sizeof picked_by_openblas, "%s", core);
     if (setenv("OPENBLAS_CORETYPE", want, 1) != 0) {

@@ -23,6 +23,8 @@ void wk_gemm_for(int64_t n, int64_t grain, wk_range_fn body, void *ctx);
  * SSE3 kernels on a CPU with AVX2 or AVX-512) and OPENBLAS_CORETYPE is not set, has it use the kernels the CPU's
  * features allow (gemm.c says how). */
 void wk_gemm_init(void);
+/* Whether OpenBLAS's kernel set `core` is one of its SSE-era ones (its fallback on a CPU model it does not know). */
+bool wk_gemm_old_core(const char *core);
 /* OpenBLAS's kernel set ("Haswell", "SkylakeX", ...); *replaced: the old set OpenBLAS had taken, which
  * wk_gemm_init replaced, or NULL. */
 const char *wk_gemm_core(const char **replaced);

@@ -10,16 +10,6 @@
 #include "check.h"
 #include "cpu/gemm.h"
 
-static bool old_set(const char *core)
-{
-    static const char *const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom",
-                                      "Katmai", "Northwood", "Banias", "Opteron", "Barcelona"};
-    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++)
-        if (strcasecmp(core, old[i]) == 0)
-            return true;
-    return false;
-}
-
 /* C (m x n) = A (m x k) B^T (n x k) through wk_gemm against float64. */
 static void check_product(void)
 {
@@ -51,10 +41,11 @@ int main(void)
 #if defined(__x86_64__) && defined(__GNUC__)
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-            CHECK(!old_set(core), "an AVX2 CPU runs OpenBLAS's %s kernels", core);
+            CHECK(!wk_gemm_old_core(core), "an AVX2 CPU runs OpenBLAS's %s kernels", core);
 #endif
         bool modern = strcasecmp(core, "SkylakeX") == 0 || strcasecmp(core, "Haswell") == 0;
-        CHECK(!replaced || (old_set(replaced) && modern), "replaced %s by %s", replaced ? replaced : "", core);
+        CHECK(!replaced || (wk_gemm_old_core(replaced) && modern), "replaced %s by %s", replaced ? replaced : "",
+              core);
     }
     check_product();
     printf("%d checks, %d failures\n", checks, failures);
