@@ -619,9 +619,11 @@ wk_status wk_matmul_q(const wk_tensor *x, const wk_tensor *w, wk_tensor **out);
  * second-to-last dim, 1 for a 1-D x; D even): a q/k projection's rotary embedding, the product's first rope_cols
  * columns (0: all N; a multiple of D) taken as heads of D and rotated as wk_rope (halves) or, with rope_interleaved,
  * wk_rope_i (pairs 2i, 2i + 1) rotate (B, H, T, D), token t by row t of the tables; not with glu.
- * out (..., N or N / 2) new and contiguous, in x's dtype. Where the backend fuses the steps (a GPU, for one row of
- * x: a decode step) they run in one kernel on f32 values and out is rounded once; elsewhere they run as the
- * separate ops, each rounding to x's dtype, so results differ between the two by the rounding of the intermediates
+ * out (..., N or N / 2) new and contiguous, in x's dtype. Where the backend fuses the steps they run on f32 values
+ * and out is rounded once: a GPU for one row of x (a decode step) in one kernel; the CPU for f32 x and w with only
+ * bias and residual, any rows, by one GEMM accumulating into residual + bias (so the sum's order differs: a product
+ * that cancels a huge residual + bias may overflow where the composition would not). Elsewhere they run as the
+ * separate ops, each rounding to x's dtype; results differ between the two by the rounding of the intermediates
  * (matmul's tolerance covers it). Errors: as wk_matmul_q's for
  * x and w (a float w of another dtype than x: WK_ERR_DTYPE); norm, bias or residual of the wrong shape: WK_ERR_SHAPE,
  * of another dtype: WK_ERR_DTYPE, on another device: WK_ERR_DEVICE; eps negative or not finite, or glu_kind not a

@@ -383,8 +383,10 @@ struct wk_backend {
      * dtype; M, N, K >= 1: out = x @ w^T with w's values as wk_q_value gives them, f32 products and sums. */
     wk_status (*matmul_q)(const wk_tensor *x, const wk_tensor *w, wk_tensor *out);
     /* Optional: the steps of wk_linear in one pass (the job's rules above). WK_ERR_UNSUPPORTED (no message) where
-     * the backend does not fuse this call: ops/linear.c then runs the steps as the separate ops. */
+     * the backend does not fuse this call: ops/linear.c then runs the steps as the separate ops. linear_max_rows:
+     * the most rows of x it takes (0: any), so that ops/linear.c allocates no output for a call it would refuse. */
     wk_status (*linear)(const wk_linear_job *j);
+    int64_t linear_max_rows;
 
     /* ---- communicators (optional): NULL when the backend has none */
     const wk_comm_backend *comm;

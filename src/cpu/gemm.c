@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -115,10 +116,12 @@ void wk_gemm_store(wk_dtype dt, const void *src, void *dst, int64_t n, const voi
  * its SSE3 (Prescott) ones on a model it does not know: OpenBLAS 0.3.21 (Debian 12) on an Emerald Rapids (model 207)
  * or a virtual machine's masked model. Its sgemm then runs 4.7x slower than with the AVX-512 kernels on the same
  * cores (58 against 270 GFLOP/s on 2 cores, bench/results/cpu-2026-11-27-embed.md). Unless the user set
- * OPENBLAS_CORETYPE, wick then asks OpenBLAS once, before its first BLAS call, for the set the CPU's features
- * allow: SkylakeX with AVX-512 (F, BW, DQ, VL), Haswell with AVX2 and FMA. It does so through the two entry points
- * OpenBLAS's own load runs (gotoblas_dynamic_quit, then gotoblas_dynamic_init, which reads OPENBLAS_CORETYPE, set
- * for that call and removed after), referenced weakly: a build without them keeps its kernels. */
+ * OPENBLAS_CORETYPE (which also keeps OpenBLAS's choice: the way to opt out), wick then has OpenBLAS take the set the
+ * CPU's features allow: SkylakeX with AVX-512 (F, BW, DQ, VL), Haswell with AVX2 and FMA. It does so once, when
+ * libwick loads (a constructor: before the program's own threads can be inside OpenBLAS through it), through the two
+ * entry points OpenBLAS's own load runs (gotoblas_dynamic_quit, then gotoblas_dynamic_init, which reads
+ * OPENBLAS_CORETYPE, set for that call and removed after), referenced weakly: a build without them keeps its kernels.
+ * The switch is reported only where OpenBLAS then names the set asked for. */
 bool wk_gemm_old_core(const char *core)
 {
     static const char *const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom",
@@ -132,12 +135,16 @@ bool wk_gemm_old_core(const char *core)
 #if defined(__x86_64__) && defined(__GNUC__)
 extern void gotoblas_dynamic_init(void) __attribute__((weak));
 extern void gotoblas_dynamic_quit(void) __attribute__((weak));
-extern const char gotoblas_SKYLAKEX __attribute__((weak)); /* OpenBLAS's kernel tables: present in the build */
-extern const char gotoblas_HASWELL __attribute__((weak));
+/* OpenBLAS's kernel tables, only their presence tested: an incomplete type, never read through. */
+struct wk_openblas_table;
+extern struct wk_openblas_table gotoblas_SKYLAKEX __attribute__((weak));
+extern struct wk_openblas_table gotoblas_HASWELL __attribute__((weak));
 
-/* The kernel set the CPU's features allow (and the build holds), or NULL. */
+/* The kernel set the CPU's features allow, where this OpenBLAS can be switched to it; else NULL. */
 static const char *feature_core(void)
 {
+    if (!gotoblas_dynamic_init || !gotoblas_dynamic_quit)
+        return NULL;
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && &gotoblas_SKYLAKEX)
@@ -146,30 +153,38 @@ static const char *feature_core(void)
         return "Haswell";
     return NULL;
 }
+#else
+static const char *feature_core(void) { return NULL; }
 #endif
 
-static char picked_by_openblas[32]; /* the set OpenBLAS took before wick chose another; "" if none */
+static char picked_by_openblas[32]; /* the set OpenBLAS took before wick switched it; "" if none */
 static pthread_once_t core_once = PTHREAD_ONCE_INIT;
 
 static void choose_core(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     const char *core = openblas_get_corename(), *want = NULL;
-    if (!core || getenv("OPENBLAS_CORETYPE") || !wk_gemm_old_core(core) || !gotoblas_dynamic_init ||
-        !gotoblas_dynamic_quit || !(want = feature_core()))
+    if (!core || getenv("OPENBLAS_CORETYPE") || !wk_gemm_old_core(core) || !(want = feature_core()))
         return;
-    snprintf(picked_by_openblas, sizeof picked_by_openblas, "%s", core);
-    if (setenv("OPENBLAS_CORETYPE", want, 1) != 0) {
-        picked_by_openblas[0] = '\0';
+    char before[sizeof picked_by_openblas];
+    snprintf(before, sizeof before, "%s", core);
+    if (setenv("OPENBLAS_CORETYPE", want, 1) != 0)
         return;
-    }
     gotoblas_dynamic_quit();
     gotoblas_dynamic_init();
     unsetenv("OPENBLAS_CORETYPE");
+    const char *now = openblas_get_corename();
+    if (now && strcasecmp(now, want) == 0)
+        memcpy(picked_by_openblas, before, sizeof before);
 #endif
 }
 
 void wk_gemm_init(void) { pthread_once(&core_once, choose_core); }
+
+/* At libwick's load: the switch happens before any thread can reach OpenBLAS through wick. */
+__attribute__((constructor)) static void choose_core_at_load(void) { wk_gemm_init(); }
+
+bool wk_gemm_switchable(void) { return feature_core() != NULL; }
 
 const char *wk_gemm_core(const char **replaced)
 {

@@ -108,7 +108,7 @@ static wk_status gpu_device(wk_gpu_vendor *v, int ordinal, wk_device **out)
     .gather = wk_gpu_gather, .scatter = wk_gpu_scatter, .index_add = wk_gpu_index_add,                          \
     .reorder = wk_gpu_reorder, .one_hot = wk_gpu_one_hot, .rope = wk_gpu_rope, .attention = wk_gpu_attention,      \
     .kv_append = wk_gpu_kv_append, .attention_kv = wk_gpu_attention_kv, .dequantize = wk_gpu_dequantize,          \
-    .quantize = wk_gpu_quantize, .matmul_q = wk_gpu_matmul_q, .linear = wk_gpu_linear
+    .quantize = wk_gpu_quantize, .matmul_q = wk_gpu_matmul_q, .linear = wk_gpu_linear, .linear_max_rows = 1
 
 /* One GPU backend per vendor: its state, its probe and device entry points, and its table. */
 #define WK_GPU_BACKEND(vendor, runtime, targets)                                                                  \

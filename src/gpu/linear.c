@@ -1,7 +1,7 @@
-/* linear.c: the GPU's linear slot (wk_linear for one row of x; more rows: WK_ERR_UNSUPPORTED): the norm, the product and the epilogue (bias, rotary
- * embedding or gated unit, residual) in one launch
- * of a mat-vec kernel, kernels/gemv.cu for float w and kernels/matmul_q_dot.cu's matmul_q_dot_1 for Q4_0, Q8_0, Q4_K
- * and Q6_K (their shared steps: kernels/linear.cuh). Other calls are WK_ERR_UNSUPPORTED: ops/linear.c composes them. */
+/* linear.c: the GPU's linear slot (wk_linear for one row of x, the backend's linear_max_rows): the norm, the product
+ * and the epilogue (bias, rotary embedding or gated unit, residual) in one launch of a mat-vec kernel, kernels/gemv.cu
+ * for float w and kernels/matmul_q_dot.cu's matmul_q_dot_1 for Q4_0, Q8_0, Q4_K and Q6_K (their shared steps:
+ * kernels/linear.cuh). Other calls are WK_ERR_UNSUPPORTED: ops/linear.c composes them. */
 #include "gpu/gpu.h"
 
 wk_status wk_gpu_linear(const wk_linear_job *j)

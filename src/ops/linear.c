@@ -1,6 +1,6 @@
 /* linear.c: wk_linear, a linear layer with the norm before it and the bias, rotary embedding, gated unit and residual
  * after it: every operand checked once here, then the backend's linear slot where it fuses the call (GPUs: one row
- * of x, the whole epilogue; the CPU: f32/f64, bias and residual added by the GEMM), else the steps as the separate ops
+ * of x, the whole epilogue; the CPU: f32, bias and residual added by the GEMM), else the steps as the separate ops
  * (wk_rms_norm, wk_matmul or wk_matmul_q, wk_binary, wk_rope or wk_rope_i, wk_glu).
  * WICK_LINEAR_FUSED=0 never calls the slot (for comparisons). */
 #include <math.h>
@@ -105,7 +105,9 @@ static bool fusable(const wk_tensor *x, const wk_tensor *w, const wk_linear_para
 {
     static atomic_int state;
     int64_t N = w->shape[0], K = w->shape[1];
-    if (!wk_be(x)->linear || N == 0 || K == 0 || !wk_env_on("WICK_LINEAR_FUSED", &state))
+    int64_t rows = K > 0 ? wk_tensor_numel(x) / K : 0, max_rows = wk_be(x)->linear_max_rows;
+    if (!wk_be(x)->linear || N == 0 || K == 0 || (max_rows > 0 && rows > max_rows) ||
+        !wk_env_on("WICK_LINEAR_FUSED", &state))
         return false;
     if (!wk_tensor_is_contiguous(x) || !unit_vector(p->norm) || !unit_vector(p->bias) ||
         (p->residual && !wk_tensor_is_contiguous(p->residual)))

@@ -203,7 +203,8 @@ def test_matmul_q_default():
     on the CPU and, for Q4_0, Q8_0, Q4_K and Q6_K, on GPUs, within int8_tolerance (typically 4e-3 relative here; the
     step of the type's blocks, 32 or 256 values, bounds the GPUs' of 32); a block of x holding an infinity taken in
     float, as the exact path takes it: +-inf where the weight at that position is non-zero, NaN where it is zero; a
-    NaN makes every output of its row NaN. The other rows stay finite and as close (the CPU takes them in float then, GPUs in integers)."""
+    NaN makes every output of its row NaN. The other rows stay finite and as close (the CPU takes them in float then,
+    GPUs in integers)."""
     for name in ("q4_0", "q8_0", "q4_k", "q6_k"):
         blocks, bs = random_blocks(name, 16 * 4)
         n, k = 16, 4 * bs
