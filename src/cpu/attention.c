@@ -64,7 +64,7 @@ static void rows_init(const attn_job *j, int64_t item, attn_rows *r)
 }
 
 /* Element address (bytes) of key/value position `pos` of batch b, head kvh: through the block table when paged. */
-static const char *kv_row(const wk_attn *a, const wk_tensor *t, int64_t b, int64_t kvh, int64_t pos)
+static inline const char *kv_row(const wk_attn *a, const wk_tensor *t, int64_t b, int64_t kvh, int64_t pos)
 {
     int64_t es = (int64_t)wk_dtype_size(t->dtype), base;
     if (a->block_size > 0) {
@@ -76,23 +76,38 @@ static const char *kv_row(const wk_attn *a, const wk_tensor *t, int64_t b, int64
     return (const char *)wk_tensor_data(t) + base * es;
 }
 
-/* Keys [j0, j0 + n): k transposed into kt[d][c] (row stride ATTN_TK), v into v[c][e]. */
-static void load_kv_tile(const attn_job *j, const attn_rows *r, int64_t j0, int64_t n, attn_scratch *w)
+/* Keys [j0, j0 + n): k transposed into kt[d][c] (row stride ATTN_TK); v's rows returned, *vs floats apart: read in
+ * place where they are f32 rows of dvp contiguous values in one array (not paged), else copied into w->v (dvp
+ * apart, padded with zeros). f32 keys with unit stride are read in place too; other dtypes go through a row copy. */
+static const float *load_kv_tile(const attn_job *j, const attn_rows *r, int64_t j0, int64_t n, attn_scratch *w,
+                                 int64_t *vs)
 {
     const wk_attn *a = j->a;
-    int64_t kes = (int64_t)wk_dtype_size(a->k->dtype);
+    const wk_tensor *k = a->k, *v = a->v;
+    int64_t es = (int64_t)wk_dtype_size(k->dtype); /* q, k and v share a dtype */
+    bool k_direct = k->dtype == WK_F32 && k->strides[3] == 1;
     float col[256];
     for (int64_t c = 0; c < ATTN_TK; c++) {
-        float *vrow = w->v + c * j->dvp;
-        if (c < n) {
-            wk_chunk_load(a->k->dtype, col, kv_row(a, a->k, r->b, r->kvh, j0 + c), a->k->strides[3] * kes, j->d);
-            wk_chunk_load(a->v->dtype, vrow, kv_row(a, a->v, r->b, r->kvh, j0 + c), a->v->strides[3] * kes, j->dv);
-        }
+        const float *kr = col;
+        if (c < n && k_direct)
+            kr = (const float *)(const void *)kv_row(a, k, r->b, r->kvh, j0 + c);
+        else if (c < n)
+            wk_chunk_load(k->dtype, col, kv_row(a, k, r->b, r->kvh, j0 + c), k->strides[3] * es, j->d);
         for (int64_t d = 0; d < j->d; d++)
-            w->kt[d * ATTN_TK + c] = c < n ? col[d] : 0.0f;
-        for (int64_t e = c < n ? j->dv : 0; e < j->dvp; e++)
+            w->kt[d * ATTN_TK + c] = c < n ? kr[d] : 0.0f;
+    }
+    if (v->dtype == WK_F32 && v->strides[3] == 1 && a->block_size == 0 && j->dv == j->dvp) {
+        *vs = v->strides[2];
+        return (const float *)(const void *)kv_row(a, v, r->b, r->kvh, j0);
+    }
+    for (int64_t c = 0; c < n; c++) {
+        float *vrow = w->v + c * j->dvp;
+        wk_chunk_load(v->dtype, vrow, kv_row(a, v, r->b, r->kvh, j0 + c), v->strides[3] * es, j->dv);
+        for (int64_t e = j->dv; e < j->dvp; e++)
             vrow[e] = 0.0f;
     }
+    *vs = j->dvp;
+    return w->v;
 }
 
 /* Row k's bias over keys [j0, j0 + n) into w->bias (a u8 mask: 0 where kept, -inf where dropped). */
@@ -146,9 +161,9 @@ WK_VEC_CLONES static void tile_scores(const float *restrict q, const float *rest
         }
 }
 
-/* acc (rows x dvp) = acc * corr (per row) + P (rows x ATTN_TK) V (ATTN_TK x dvp) over the tile's n keys. */
-WK_VEC_CLONES static void tile_pv(const float *restrict p, const float *restrict v, const float *restrict corr,
-                                  float *restrict acc, int64_t rows, int64_t n, int64_t dvp)
+/* acc (rows x dvp) = acc * corr (per row) + P (rows x ATTN_TK) V (n x dvp, rows vs apart) over the tile's n keys. */
+WK_VEC_CLONES static void tile_pv(const float *restrict p, const float *restrict v, int64_t vs,
+                                  const float *restrict corr, float *restrict acc, int64_t rows, int64_t n, int64_t dvp)
 {
     int64_t r = 0;
     for (; r + 4 <= rows; r += 4)
@@ -163,7 +178,7 @@ WK_VEC_CLONES static void tile_pv(const float *restrict p, const float *restrict
             }
             const float *p0 = p + r * ATTN_TK, *p1 = p0 + ATTN_TK, *p2 = p1 + ATTN_TK, *p3 = p2 + ATTN_TK;
             for (int64_t c = 0; c < n; c++) {
-                const float *vr = v + c * dvp + e0;
+                const float *vr = v + c * vs + e0;
                 for (int e = 0; e < ATTN_VEC; e++) {
                     a0[e] += p0[c] * vr[e];
                     a1[e] += p1[c] * vr[e];
@@ -183,7 +198,7 @@ WK_VEC_CLONES static void tile_pv(const float *restrict p, const float *restrict
             acc[r * dvp + e] *= corr[r];
         for (int64_t c = 0; c < n; c++)
             for (int64_t e = 0; e < dvp; e++)
-                acc[r * dvp + e] += p[r * ATTN_TK + c] * v[c * dvp + e];
+                acc[r * dvp + e] += p[r * ATTN_TK + c] * v[c * vs + e];
     }
 }
 
@@ -308,12 +323,13 @@ static void run_item(const attn_job *j, int64_t item, int64_t split, attn_scratc
     bool extras = j->a->softcap > 0 || j->a->alibi || j->a->bias;
     for (int64_t j0 = lo; j0 < hi; j0 += ATTN_TK) {
         int64_t n = hi - j0 < ATTN_TK ? hi - j0 : ATTN_TK;
-        load_kv_tile(j, &r, j0, n, w);
+        int64_t vs;
+        const float *v = load_kv_tile(j, &r, j0, n, w, &vs);
         tile_scores(w->q, w->kt, w->s, r.n, j->d);
         for (int64_t k = 0; extras && k < r.n; k++)
             score_extras(j, &r, k, j0, n, w);
         tile_softmax(w->s, w->m, w->l, w->corr, r.lo, r.hi, j0, r.n, n);
-        tile_pv(w->s, w->v, w->corr, w->acc, r.n, n, j->dvp);
+        tile_pv(w->s, v, vs, w->corr, w->acc, r.n, n, j->dvp);
     }
     if (j->splits == 1) {
         store_rows(j, &r, w);
