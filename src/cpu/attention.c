@@ -16,7 +16,7 @@
 
 typedef struct attn_job {
     const wk_attn *a;
-    int64_t B, hq, hkv, group, sq, d, dv, dvp; /* dvp: dv rounded up to ATTN_VEC (the row stride of v, acc) */
+    int64_t B, hq, hkv, group, sq, d, dv, dvp; /* dvp: dv rounded up to ATTN_VEC (acc's row stride, a copied v's) */
     int64_t nh, hchunks, nq, qtiles; /* heads and queries per item; chunks of them */
     int64_t splits, split_len;       /* key splits and the keys each covers (a multiple of ATTN_TK) */
     float *partial;                  /* splits > 1: per (item, split), rows x (dv + 2): acc, m, l */
@@ -31,8 +31,9 @@ typedef struct attn_rows {
     float slope[ATTN_ROWS];
 } attn_rows;
 
-/* Thread scratch: q rows (ATTN_ROWS x d), a transposed key tile (d x ATTN_TK), a value tile (ATTN_TK x dvp), the
- * tile's scores (ATTN_ROWS x ATTN_TK), and the running state (acc ATTN_ROWS x dvp, m, l). */
+/* Thread scratch: q rows (ATTN_ROWS x d), a transposed key tile (d x ATTN_TK), a value tile (ATTN_TK x dvp: where
+ * the values are not read in place, load_kv_tile), the tile's scores (ATTN_ROWS x ATTN_TK), and the running state
+ * (acc ATTN_ROWS x dvp, m, l). */
 typedef struct attn_scratch {
     float *q, *kt, *v, *s, *acc, *m, *l, *corr, *bias;
 } attn_scratch;
