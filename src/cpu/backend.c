@@ -37,7 +37,6 @@ wk_status wk_cpu_device(int ordinal, wk_device **out)
 {
     if (ordinal != 0)
         return wk_error(WK_ERR_DEVICE, "device_get: cpu has one device (cpu or cpu:0), not %d", ordinal);
-    wk_gemm_init();
     *out = &cpu_device;
     return WK_OK;
 }

@@ -16,7 +16,6 @@ void wk_gemm(wk_dtype ct, bool trans_a, bool trans_b, int64_t m, int64_t n, int6
              const void *b, int64_t ldb, void *c, int64_t ldc, bool accumulate)
 {
     enum CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
-    wk_gemm_init();
     if (ct == WK_F64)
         cblas_dgemm(CblasRowMajor, ta, tb, (blasint)m, (blasint)n, (blasint)k, 1.0, a, (blasint)lda, b,
                     (blasint)ldb, accumulate ? 1.0 : 0.0, c, (blasint)ldc);
@@ -179,16 +178,16 @@ static void choose_core(void)
 #endif
 }
 
-void wk_gemm_init(void) { pthread_once(&core_once, choose_core); }
+static void choose_core_once(void) { pthread_once(&core_once, choose_core); }
 
 /* At libwick's load: the switch happens before any thread can reach OpenBLAS through wick. */
-__attribute__((constructor)) static void choose_core_at_load(void) { wk_gemm_init(); }
+__attribute__((constructor)) static void choose_core_at_load(void) { choose_core_once(); }
 
 bool wk_gemm_switchable(void) { return feature_core() != NULL; }
 
 const char *wk_gemm_core(const char **replaced)
 {
-    wk_gemm_init();
+    choose_core_once(); /* done at load already: kept for a caller that could run before the constructors */
     const char *core = openblas_get_corename();
     *replaced = picked_by_openblas[0] ? picked_by_openblas : NULL;
     return core ? core : "unknown";

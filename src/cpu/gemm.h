@@ -19,17 +19,13 @@ static inline wk_dtype wk_gemm_compute_dtype(wk_dtype dt) { return dt == WK_F64 
  * im2col, 150-220 GFLOP/s with a serial one. Serial too inside a parallel region. body must not call BLAS. */
 void wk_gemm_for(int64_t n, int64_t grain, wk_range_fn body, void *ctx);
 
-/* Once, when libwick loads (and before the first BLAS call): where OpenBLAS took this CPU for an old one (its
- * SSE3 kernels on a CPU with AVX2 or AVX-512) and OPENBLAS_CORETYPE is not set, has it use the kernels the CPU's
- * features allow (gemm.c says how). */
-void wk_gemm_init(void);
 /* Whether OpenBLAS's kernel set `core` is one of its SSE-era ones (its fallback on a CPU model it does not know). */
 bool wk_gemm_old_core(const char *core);
-/* Whether wk_gemm_init can switch this OpenBLAS to the set the CPU's features allow (x86-64, a DYNAMIC_ARCH build
+/* Whether libwick's load-time switch (gemm.c) can move this OpenBLAS to the set the CPU's features allow (x86-64, a DYNAMIC_ARCH build
  * holding that set, a CPU with AVX2 and FMA). */
 bool wk_gemm_switchable(void);
 /* OpenBLAS's kernel set ("Haswell", "SkylakeX", ...); *replaced: the old set OpenBLAS had taken, which
- * wk_gemm_init replaced, or NULL. */
+ * the switch at libwick's load replaced, or NULL. */
 const char *wk_gemm_core(const char **replaced);
 
 /* Largest dimension or leading dimension OpenBLAS's 32-bit blasint accepts. */

@@ -1,4 +1,4 @@
-/* test_blas_core.c: OpenBLAS's kernel set as wick leaves it (src/cpu/gemm.c wk_gemm_init). Run without
+/* test_blas_core.c: OpenBLAS's kernel set as wick leaves it (src/cpu/gemm.c, switched at load). Run without
  * OPENBLAS_CORETYPE on an x86-64 CPU with AVX2 and FMA: never an SSE-era set (OpenBLAS's fallback on a model it does
  * not know, which wick replaces: then by SkylakeX or Haswell, and the set it replaced is reported; exit 77, ctest's
  * skip, where this OpenBLAS cannot be switched). Run with OPENBLAS_CORETYPE set (ctest: test_blas_core_env, x86-64,
