@@ -19,6 +19,7 @@
 #define MQ_F(name) name##_avx2
 #define MQ_NAME "avx2"
 #define MQ_VNNI 0
+#define MQ_ZMM 0
 #define MQ_DPBUSD(acc, u, s) \
     _mm256_add_epi32((acc), _mm256_madd_epi16(_mm256_maddubs_epi16((u), (s)), _mm256_set1_epi16(1)))
 #include "cpu/matmul_q_x86.h"
@@ -26,18 +27,21 @@
 #undef MQ_F
 #undef MQ_NAME
 #undef MQ_VNNI
+#undef MQ_ZMM
 #undef MQ_DPBUSD
 
 #define MQ_T __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
 #define MQ_F(name) name##_avx512
 #define MQ_NAME "avx512"
 #define MQ_VNNI 1
+#define MQ_ZMM 1 /* 512-bit vectors where a kernel has them */
 #define MQ_DPBUSD(acc, u, s) _mm256_dpbusd_epi32((acc), (u), (s))
 #include "cpu/matmul_q_x86.h"
 #undef MQ_T
 #undef MQ_F
 #undef MQ_NAME
 #undef MQ_VNNI
+#undef MQ_ZMM
 #undef MQ_DPBUSD
 
 #ifdef MQ_HAVE_AVXVNNI
@@ -45,12 +49,14 @@
 #define MQ_F(name) name##_avxvnni
 #define MQ_NAME "avxvnni"
 #define MQ_VNNI 1
+#define MQ_ZMM 0
 #define MQ_DPBUSD(acc, u, s) _mm256_dpbusd_avx_epi32((acc), (u), (s))
 #include "cpu/matmul_q_x86.h"
 #undef MQ_T
 #undef MQ_F
 #undef MQ_NAME
 #undef MQ_VNNI
+#undef MQ_ZMM
 #undef MQ_DPBUSD
 #endif
 

@@ -1,8 +1,9 @@
-/* matmul_q_x86.h: the x86 integer block dots on 256-bit vectors, written once and compiled per instruction set by
- * matmul_q_x86.c, which defines MQ_T (the target attribute), MQ_F(name) (the set's names) and MQ_DPBUSD(acc, u, s)
- * (acc's 8 int32 lanes + the sums of 4 products of unsigned bytes u and signed bytes s: maddubs + madd on AVX2,
- * vpdpbusd with VNNI). AVX2's maddubs saturates pair sums at 32767: every u here is at most 128 (|w| of Q8_0, 6-bit
- * levels, |IQ4_NL level|) against |s| <= 127, so no pair reaches it. Include-once guards are absent on purpose. */
+/* matmul_q_x86.h: the x86 integer block dots on 256-bit vectors (and Q4_0's 8-row dot on 512-bit ones with AVX-512),
+ * written once and compiled per instruction set by matmul_q_x86.c, which defines MQ_T (the target attribute),
+ * MQ_F(name) (the set's names), MQ_DPBUSD(acc, u, s) (acc's 8 int32 lanes + the sums of 4 products of unsigned bytes
+ * u and signed bytes s: maddubs + madd on AVX2, vpdpbusd with VNNI) and MQ_ZMM (1: AVX-512's 512-bit kernels).
+ * AVX2's maddubs saturates pair sums at 32767: every u here is at most 128 (|w| of Q8_0, 6-bit levels, |IQ4_NL
+ * level|) against |s| <= 127, so no pair reaches it. Include-once guards are absent on purpose. */
 
 /* The 16-bit value at p, and as f32 (F16C). */
 MQ_T static inline int MQ_F(u16)(const uint8_t *p)
@@ -120,6 +121,17 @@ MQ_T static inline __m256i MQ_F(block8)(int qi, const uint8_t *blk, __m256i xv)
 #define MQ_OFF8(qi) ((qi) == WK_QI_Q4_0 ? 8 : (qi) == WK_QI_Q5_0 ? 16 : (qi) == WK_QI_Q8_0 && MQ_VNNI ? 128 : 0)
 #define MQ_HI16(qi) ((qi) == WK_QI_Q4_0 && MQ_VNNI)
 
+/* The f16 scales at w, w + rb, ..., w + 7 rb (8 rows' blocks) as f32, times d. */
+MQ_T static inline __m256 MQ_F(scales8)(const uint8_t *w, int64_t rb, float d)
+{
+    __m128i h = _mm_cvtsi32_si128(MQ_F(u16)(w));
+    h = _mm_insert_epi16(h, MQ_F(u16)(w + rb), 1), h = _mm_insert_epi16(h, MQ_F(u16)(w + 2 * rb), 2);
+    h = _mm_insert_epi16(h, MQ_F(u16)(w + 3 * rb), 3), h = _mm_insert_epi16(h, MQ_F(u16)(w + 4 * rb), 4);
+    h = _mm_insert_epi16(h, MQ_F(u16)(w + 5 * rb), 5), h = _mm_insert_epi16(h, MQ_F(u16)(w + 6 * rb), 6);
+    h = _mm_insert_epi16(h, MQ_F(u16)(w + 7 * rb), 7);
+    return _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_set1_ps(d));
+}
+
 /* 8 rows of Q4_0 / Q5_0 / Q8_0 / IQ4_NL against x's row, into out[0..7]: per block the rows' scales are gathered into
  * one vector (times x's), each row's integer dot is converted and added with its scale, and the offsets (MQ_OFF8, the
  * same for every row) go with the scale vector. The accumulators are named, not an array: gcc kept an array of them
@@ -130,13 +142,8 @@ MQ_T static inline void MQ_F(dot8_32)(int qi, const uint8_t *w, int64_t rb, cons
     const int bytes = wk_qi_bytes(qi), off = MQ_OFF8(qi);
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, offs = a0;
     for (int64_t b = 0; b < nb; b++, w += bytes, x++) {
-        __m128i h = _mm_cvtsi32_si128(MQ_F(u16)(w));
-        h = _mm_insert_epi16(h, MQ_F(u16)(w + rb), 1), h = _mm_insert_epi16(h, MQ_F(u16)(w + 2 * rb), 2);
-        h = _mm_insert_epi16(h, MQ_F(u16)(w + 3 * rb), 3), h = _mm_insert_epi16(h, MQ_F(u16)(w + 4 * rb), 4);
-        h = _mm_insert_epi16(h, MQ_F(u16)(w + 5 * rb), 5), h = _mm_insert_epi16(h, MQ_F(u16)(w + 6 * rb), 6);
-        h = _mm_insert_epi16(h, MQ_F(u16)(w + 7 * rb), 7);
         float sc[8];
-        __m256 scv = _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_set1_ps(x->d));
+        __m256 scv = MQ_F(scales8)(w, rb, x->d);
         _mm256_storeu_ps(sc, scv);
         if (off)
             offs = _mm256_fmadd_ps(scv, _mm256_set1_ps((float)(-off * x->sum)), offs);
@@ -163,13 +170,78 @@ MQ_T static inline void MQ_F(dot8_32)(int qi, const uint8_t *w, int64_t rb, cons
     {                                                                                                            \
         MQ_F(dot8_32)((QI), w, rb, xq, nb, out);                                                                 \
     }
+#if !MQ_ZMM /* (dot8_q4_0_zmm below) */
 MQ_DOT8_32(dot8_q4_0, WK_QI_Q4_0)
+#endif
 MQ_DOT8_32(dot8_q5_0, WK_QI_Q5_0)
 MQ_DOT8_32(dot8_q8_0, WK_QI_Q8_0)
 MQ_DOT8_32(dot8_iq4_nl, WK_QI_IQ4_NL)
 #undef MQ_DOT8_32
 #undef MQ_OFF8
 #undef MQ_HI16
+
+#if MQ_ZMM
+/* MQ_Q4_0_PAIR: blocks b and, where two, b + 1 of 8 rows of Q4_0 against x's (VNNI on 512-bit vectors). MQ_Q4_0_ROW:
+ * row r's pair in one register (lanes 0-7 block b, 8-15 block b + 1; in each half the low nibbles, then the high ones
+ * in place, 16 times their value, as block8), its integer dots scaled by lanes r and 8 + r of sc (the 8 rows' scales
+ * of b, then of b + 1) into the row's accumulator a. */
+#define MQ_Q4_0_ROW(two, a, r)                                                                                       \
+    do {                                                                                                             \
+        const uint8_t *qr = w + (r) * rb + 2; /* row r's quants of block b */                                       \
+        __m512i q = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)qr));                                    \
+        if (two)                                                                                                     \
+            q = _mm512_mask_broadcast_i32x4(q, 0xff00, _mm_loadu_si128((const __m128i *)(qr + bytes)));              \
+        const __m512i p = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_and_si512(q, nib), xv);                 \
+        const __m512i pick = _mm512_setr_epi32(r, r, r, r, r, r, r, r, 8 + r, 8 + r, 8 + r, 8 + r, 8 + r, 8 + r,     \
+                                               8 + r, 8 + r);                                                        \
+        a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_permutexvar_ps(pick, sc), a);                              \
+    } while (0)
+#define MQ_Q4_0_PAIR(two)                                                                                            \
+    do {                                                                                                             \
+        const __m256 s0 = MQ_F(scales8)(w, rb, x[0].d), s1 = (two) ? MQ_F(scales8)(w + bytes, rb, x[1].d) : zero8;   \
+        offs = _mm256_fmadd_ps(s0, _mm256_set1_ps((float)(-8 * x[0].sum)), offs);                                    \
+        if (two)                                                                                                     \
+            offs = _mm256_fmadd_ps(s1, _mm256_set1_ps((float)(-8 * x[1].sum)), offs);                                \
+        const __m512 sc = _mm512_castpd_ps(                                                                          \
+            _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(s0)), _mm256_castps_pd(s1), 1));              \
+        const __m256i x1 = (two) ? _mm256_loadu_si256((const __m256i *)x[1].q) : _mm256_setzero_si256();             \
+        const __m512i xv = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)x[0].q)),   \
+                                              x1, 1);                                                                \
+        MQ_Q4_0_ROW(two, a0, 0); MQ_Q4_0_ROW(two, a1, 1); MQ_Q4_0_ROW(two, a2, 2); MQ_Q4_0_ROW(two, a3, 3);          \
+        MQ_Q4_0_ROW(two, a4, 4); MQ_Q4_0_ROW(two, a5, 5); MQ_Q4_0_ROW(two, a6, 6); MQ_Q4_0_ROW(two, a7, 7);          \
+    } while (0)
+
+/* dot8 of Q4_0 on 512-bit vectors: two blocks a step, half the 256-bit loop's dot instructions (block8's). The
+ * accumulators are named, as in dot8_32 (gcc kept an array of them in memory). */
+MQ_T static void MQ_F(dot8_q4_0_zmm)(const uint8_t *w, int64_t rb, const void *xq, int64_t nb, float *out)
+{
+    const wk_mq_x32 *x = xq;
+    const int bytes = wk_qi_bytes(WK_QI_Q4_0);
+    const __m512i nib = _mm512_set4_epi64((int64_t)0xf0f0f0f0f0f0f0f0u, (int64_t)0xf0f0f0f0f0f0f0f0u,
+                                          0x0f0f0f0f0f0f0f0f, 0x0f0f0f0f0f0f0f0f);
+    const __m256 zero8 = _mm256_setzero_ps();
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    __m256 offs = zero8;
+    int64_t b = 0;
+    for (; b + 2 <= nb; b += 2, w += 2 * bytes, x += 2)
+        MQ_Q4_0_PAIR(true);
+    if (b < nb)
+        MQ_Q4_0_PAIR(false);
+    const __m512 h = _mm512_setr_ps(1, 1, 1, 1, 0.0625f, 0.0625f, 0.0625f, 0.0625f, 1, 1, 1, 1, 0.0625f, 0.0625f,
+                                    0.0625f, 0.0625f); /* the high nibbles' lanes held 16 times their value */
+    float o[8];
+    _mm256_storeu_ps(o, offs);
+#define MQ_OUT(r, a) out[r] = _mm512_reduce_add_ps(_mm512_mul_ps(a, h)) + o[r]
+    MQ_OUT(0, a0), MQ_OUT(1, a1), MQ_OUT(2, a2), MQ_OUT(3, a3), MQ_OUT(4, a4), MQ_OUT(5, a5), MQ_OUT(6, a6);
+    MQ_OUT(7, a7);
+#undef MQ_OUT
+}
+#undef MQ_Q4_0_ROW
+#undef MQ_Q4_0_PAIR
+#define MQ_DOT8_Q4_0 MQ_F(dot8_q4_0_zmm)
+#else
+#define MQ_DOT8_Q4_0 MQ_F(dot8_q4_0)
+#endif
 
 /* Unsigned levels u (at most 63) times x's q, pairs summed and scaled by the 16-bit lanes of sc, into int32 lanes. */
 MQ_T static inline __m256i MQ_F(scaled)(__m256i u, const int8_t *xq, __m256i sc)
@@ -277,6 +349,7 @@ static const wk_mq_kernels MQ_F(kernels) = {
     .dot = {[WK_QI_Q4_0] = MQ_F(dot_q4_0), [WK_QI_Q4_1] = MQ_F(dot_q4_1), [WK_QI_Q5_0] = MQ_F(dot_q5_0),
             [WK_QI_Q5_1] = MQ_F(dot_q5_1), [WK_QI_Q8_0] = MQ_F(dot_q8_0), [WK_QI_Q4_K] = MQ_F(dot_q4_k),
             [WK_QI_Q5_K] = MQ_F(dot_q5_k), [WK_QI_Q6_K] = MQ_F(dot_q6_k), [WK_QI_IQ4_NL] = MQ_F(dot_iq4_nl)},
-    .dot8 = {[WK_QI_Q4_0] = MQ_F(dot8_q4_0), [WK_QI_Q5_0] = MQ_F(dot8_q5_0), [WK_QI_Q8_0] = MQ_F(dot8_q8_0),
+    .dot8 = {[WK_QI_Q4_0] = MQ_DOT8_Q4_0, [WK_QI_Q5_0] = MQ_F(dot8_q5_0), [WK_QI_Q8_0] = MQ_F(dot8_q8_0),
              [WK_QI_IQ4_NL] = MQ_F(dot8_iq4_nl)},
 };
+#undef MQ_DOT8_Q4_0
