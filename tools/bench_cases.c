@@ -542,7 +542,7 @@ static const bench_case cases[] = {
     MATMUL_Q("q6_k M=1 14336x4096", BENCH_BYTES, true, WK_Q6_K, 1, 14336, 4096),
     /* Llama-3.2-1B's tied output matrix at decode, Q6_K in the Q4_0 and Q4_K_M files: a decode step's largest read. */
     MATMUL_Q("q6_k M=1 128256x2048", BENCH_BYTES, true, WK_Q6_K, 1, 128256, 2048),
-    /* its layers' products at decode, each a few MB (q/k/v, o, gate/up, down): launch and memory latency count */
+    /* its layers' products at decode, 2-19 MB each (q/k/v, o, gate/up, down): launch and memory latency count */
     MATMUL_Q("q4_0 M=1 3072x2048", BENCH_BYTES, true, WK_Q4_0, 1, 3072, 2048),
     MATMUL_Q("q4_0 M=1 2048x2048", BENCH_BYTES, true, WK_Q4_0, 1, 2048, 2048),
     MATMUL_Q("q4_0 M=1 16384x2048", BENCH_BYTES, true, WK_Q4_0, 1, 16384, 2048),
