@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_devices.h" /* bench_now */
 #include "wick.h"
 
 typedef struct build {
@@ -29,13 +29,6 @@ typedef struct build {
     wk_tensor *x, *w;
     double *t;
 } build;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int by_value(const void *a, const void *b)
 {
@@ -139,9 +132,9 @@ int main(int argc, char **argv)
         for (int j = 0; j < 2; j++) {
             build *u = &b[(c & 1) ? 1 - j : j];
             wk_tensor *o = NULL;
-            double t0 = now();
+            double t0 = bench_now();
             wk_status s = u->matmul_q(u->x, u->w, &o);
-            u->t[c] = now() - t0;
+            u->t[c] = bench_now() - t0;
             if (s != WK_OK)
                 return fail(u, "wk_matmul_q"); /* (the message before any other call) */
             u->release(o);

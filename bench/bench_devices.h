@@ -1,4 +1,5 @@
-/* bench_devices.h: what the multi-device benchmarks (comm_bench.c, tp_bench.c) share: a monotonic clock, and the
+/* bench_devices.h: what the multi-device benchmarks (comm_bench.c, tp_bench.c) share: a monotonic clock (ab_builds.c's
+ * too, which calls nothing else here: it reaches wick through dlopen), and the
  * ranks' devices of one backend ("cpu": `asked` ranks, 2 by default, all on the CPU device; a GPU backend: its
  * devices 0 .. asked - 1, all of them by default) with the backend's collective library. */
 #ifndef WICK_BENCH_DEVICES_H

@@ -21,8 +21,8 @@ void wk_gemm_for(int64_t n, int64_t grain, wk_range_fn body, void *ctx);
 
 /* Whether OpenBLAS's kernel set `core` is one of its SSE-era ones (its fallback on a CPU model it does not know). */
 bool wk_gemm_old_core(const char *core);
-/* Whether libwick's load-time switch (gemm.c) can move this OpenBLAS to the set the CPU's features allow (x86-64, a DYNAMIC_ARCH build
- * holding that set, a CPU with AVX2 and FMA). */
+/* Whether libwick's load-time switch (gemm.c) can move this OpenBLAS to the set the CPU's features allow (x86-64, a
+ * DYNAMIC_ARCH build holding that set, a CPU with AVX2 and FMA). */
 bool wk_gemm_switchable(void);
 /* OpenBLAS's kernel set ("Haswell", "SkylakeX", ...); *replaced: the old set OpenBLAS had taken, which
  * the switch at libwick's load replaced, or NULL. */
