@@ -1,7 +1,7 @@
 # The CPU's quantized mat-vec (src/cpu/matmul_q*.c) on each instruction set: test_matmul_q_isa checks the integer
 # block dots of every set this CPU has against float64 and the portable dots; the matmul_q cases of the parity table
 # run once per WICK_CPU_ISA value (a set this CPU lacks runs the best one below it).
-wick_io_test(test_matmul_q_isa ${CMAKE_CURRENT_SOURCE_DIR}/cpu/test_matmul_q_isa.c
+wick_io_test(test_matmul_q_isa INTERNAL ${CMAKE_CURRENT_SOURCE_DIR}/cpu/test_matmul_q_isa.c
              ${CMAKE_CURRENT_SOURCE_DIR}/cases/quant_ref.c ${CMAKE_CURRENT_SOURCE_DIR}/harness/harness.c)
 target_include_directories(test_matmul_q_isa PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/harness)
 foreach(isa portable avx2 avxvnni avx512)

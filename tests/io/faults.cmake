@@ -2,7 +2,7 @@
 # library allocation can be made to fail; meant for an ASan build (-DWICK_SANITIZE=ON), whose leak check at exit
 # covers every N of the sweep.
 if(WICK_FAULT_INJECTION)
-  wick_io_test(test_alloc_faults ${CMAKE_CURRENT_SOURCE_DIR}/io/test_alloc_faults.c)
+  wick_io_test(test_alloc_faults INTERNAL ${CMAKE_CURRENT_SOURCE_DIR}/io/test_alloc_faults.c)
   target_include_directories(test_alloc_faults PRIVATE ${PROJECT_SOURCE_DIR}/include)
   set_tests_properties(test_alloc_faults PROPERTIES TIMEOUT 900 ENVIRONMENT "OMP_NUM_THREADS=2")
   # The same sweep on the first CUDA GPU (skipped, 77, without one): device allocations there include the GPU

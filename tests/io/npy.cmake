@@ -2,12 +2,5 @@
 # Fortran order), and the numpy interop test, which drives wick through npy_tool (a small C program: copy a
 # file through wk_npy_load / wk_npy_save, or print a file's dtype, shape and row-major bytes).
 wick_io_test(test_npy ${CMAKE_CURRENT_SOURCE_DIR}/io/test_npy.c)
-add_executable(npy_tool ${CMAKE_CURRENT_SOURCE_DIR}/io/npy_tool.c)
-target_compile_options(npy_tool PRIVATE ${WICK_WARNINGS})
-target_compile_definitions(npy_tool PRIVATE _DEFAULT_SOURCE)
-target_link_libraries(npy_tool PRIVATE wick_static PkgConfig::OPENBLAS PkgConfig::JANSSON Threads::Threads m
-                      ${CMAKE_DL_LIBS})
-if(WICK_OPENMP)
-  target_link_libraries(npy_tool PRIVATE OpenMP::OpenMP_C)
-endif()
+wick_test_program(npy_tool ${CMAKE_CURRENT_SOURCE_DIR}/io/npy_tool.c)
 wick_py_test(py_npy test_npy.py $<TARGET_FILE:npy_tool>)

