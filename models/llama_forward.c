@@ -127,8 +127,9 @@ wk_status llama_step_run(llama_model *m, const wk_tensor *ids, const llama_step 
     int64_t flat = (int64_t)m->batch * n, x3[3] = {m->batch, n, m->cfg.hidden};
     wk_tensor *fl = NULL, *e = NULL, *x = NULL;
     wk_status s = wm_track(&sc, wk_reshape(ids, 1, &flat, &fl), &fl);
-    if (s == WK_OK)
-        s = wm_track(&sc, wk_index_select(m->embed, 0, fl, &e), &e);
+    if (s == WK_OK) /* a GGUF's table may be kept block-quantized (llama_load.c) */
+        s = wm_track(&sc, wk_dtype_is_quantized(wk_tensor_dtype(m->embed)) ? wk_index_select_dequant(m->embed, fl,
+                     m->dtype, &e) : wk_index_select(m->embed, 0, fl, &e), &e);
     if (s == WK_OK && (s = wk_reshape(e, 3, x3, &x)) != WK_OK)
         wm_fail(err, cap, s, "%s", wk_last_error());
     for (int i = 0; i < m->cfg.layers && s == WK_OK; i++) {

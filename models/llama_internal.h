@@ -27,7 +27,7 @@ struct llama_model {
     wk_device *dev;
     wk_dtype dtype;
     int context, batch, pos;
-    wk_tensor *embed, *out_norm, *lm_head; /* lm_head: (vocab, hidden), embed itself when tied */
+    wk_tensor *embed, *out_norm, *lm_head; /* (vocab, hidden): a GGUF's blocks or the dtype; lm_head: embed when tied */
     wk_tensor *cos, *sin;                    /* (context, head_dim / 2) rope tables */
     llama_layer *layer;
     struct llama_decoder *decoder; /* the decode step's graph (llama_graph.c), made at the first decode */

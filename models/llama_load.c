@@ -221,16 +221,29 @@ static wk_status load_all(wsrc *s)
     llama_model *m = s->m;
     const llama_config *c = &m->cfg;
     bool gg = s->g != NULL;
-    WM_TRY(get(s, gg ? "token_embd.weight" : "model.embed_tokens.weight", c->vocab, c->hidden, false, &m->embed));
+    /* the embeddings: a GGUF's blocks kept as they are (rows dequantized as they are looked up: a quarter to an eighth
+     * of the f32 table), else the table in the model's dtype */
+    char embed_name[1][160] = {"token_embd.weight"}, head_name[1][160] = {"output.weight"};
+    int64_t vocab = c->vocab;
+    wk_status st = keep_blocks(s) ? named_blocks(s, embed_name, &vocab, 1, c->hidden, "token_embd", &m->embed)
+                                  : WK_ERR_UNSUPPORTED;
+    if (st != WK_OK && st != WK_ERR_UNSUPPORTED)
+        return st;
+    if (st == WK_ERR_UNSUPPORTED)
+        WM_TRY(get(s, gg ? "token_embd.weight" : "model.embed_tokens.weight", c->vocab, c->hidden, false, &m->embed));
     WM_TRY(get(s, gg ? "output_norm.weight" : "model.norm.weight", c->hidden, -1, false, &m->out_norm));
     /* the output projection: a GGUF's blocks kept as they are (the embeddings' when tied: their rows are the vocabulary's
      * (out, in) rows), else that matrix in the model's dtype */
-    char head_name[1][160] = {"output.weight"};
-    int64_t vocab = c->vocab;
-    if (c->tied)
-        snprintf(head_name[0], sizeof head_name[0], "token_embd.weight");
-    wk_status st = keep_blocks(s) ? named_blocks(s, head_name, &vocab, 1, c->hidden, "output", &m->lm_head)
-                                  : WK_ERR_UNSUPPORTED;
+    if (c->tied && wk_dtype_is_quantized(wk_tensor_dtype(m->embed))) {
+        m->lm_head = m->embed;
+        wk_tensor_retain(m->embed);
+        st = WK_OK;
+    } else {
+        if (c->tied)
+            snprintf(head_name[0], sizeof head_name[0], "token_embd.weight");
+        st = keep_blocks(s) ? named_blocks(s, head_name, &vocab, 1, c->hidden, "output", &m->lm_head)
+                            : WK_ERR_UNSUPPORTED;
+    }
     if (st != WK_OK && st != WK_ERR_UNSUPPORTED)
         return st;
     if (st == WK_ERR_UNSUPPORTED) {
