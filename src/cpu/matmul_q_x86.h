@@ -1,5 +1,5 @@
-/* matmul_q_x86.h: the x86 integer block dots on 256-bit vectors (with AVX-512, Q4_0's 8-row dot and Q6_K's dot on
- * 512-bit ones), written once and compiled per instruction set by matmul_q_x86.c, which defines MQ_T (the target
+/* matmul_q_x86.h: the x86 integer block dots on 256-bit vectors (with AVX-512, Q4_0's 8-row dot and the K types'
+ * dots on 512-bit ones), written once and compiled per instruction set by matmul_q_x86.c, which defines MQ_T (the target
  * attribute), MQ_F(name) (the set's names), MQ_DPBUSD(acc, u, s) (acc's 8 int32 lanes + the sums of 4 products of
  * unsigned bytes u and signed bytes s: maddubs + madd on AVX2, vpdpbusd with VNNI) and MQ_ZMM (1: AVX-512's 512-bit
  * kernels).
@@ -25,7 +25,8 @@ MQ_T static inline void MQ_F(prefetch)(const uint8_t *p, int64_t ahead, int byte
         _mm_prefetch((const char *)((uintptr_t)p + (uintptr_t)(ahead + o)), _MM_HINT_T0);
 }
 /* How far ahead of its loads a one-row dot prefetches: 32 Q6_K blocks (~6.5 KiB; 8 blocks ahead gave 10% less, 16
- * about 2% less). The 8-row dots prefetch the next 8 rows instead. */
+ * about 2% less). Of the 8-row dots only Q4_0's 512-bit one prefetches (the next 8 rows); in the 256-bit one it made
+ * Q8_0 slower. Measured on AVX-512 (and with WICK_CPU_ISA=avx2 on the same CPU). */
 #define MQ_AHEAD 6720
 
 MQ_T static inline float MQ_F(hsum)(__m256 v)
@@ -239,7 +240,8 @@ MQ_T static void MQ_F(dot8_q4_0_zmm)(const uint8_t *w, int64_t rb, const void *x
     __m256 offs = zero8;
     int64_t b = 0;
     for (; b + 2 <= nb; b += 2, w += 2 * bytes, x += 2) {
-        MQ_F(prefetch)(w, 8 * rb + 7 * bytes * b, 16 * bytes); /* the next 8 rows, two blocks of each a step */
+        /* the next 8 rows (contiguous: a row is nb blocks), swept at 8 times the pace of this row's loads */
+        MQ_F(prefetch)(w, 8 * rb + 7 * bytes * b, 16 * bytes);
         MQ_Q4_0_PAIR(true);
     }
     if (b < nb)
@@ -285,6 +287,23 @@ MQ_T static inline __m128i MQ_F(scales_k4)(const uint8_t *q)
     return _mm_setr_epi32((int)u[0], (int)u[1], (int)u[2], (int)u[3]);
 }
 
+/* The minimums' term of a Q4_K / Q5_K block added to accm: the 8 minimums (16-bit lanes 8-15 of ms) times x's sums
+ * over each 32, times dm (dmin times x's scale). */
+MQ_T static inline __m128 MQ_F(mins_k)(__m256i ms, const wk_mq_x256 *x, float dm, __m128 accm)
+{
+    __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)x->bsum),
+                                   _mm_loadu_si128((const __m128i *)(x->bsum + 8)));
+    __m128i mins = _mm_madd_epi16(_mm256_extracti128_si256(ms, 1), pairs);
+    return _mm_fmadd_ps(_mm_set1_ps(dm), _mm_cvtepi32_ps(mins), accm);
+}
+
+MQ_T static inline float MQ_F(hsum4)(__m128 v)
+{
+    __m128 m = _mm_add_ps(v, _mm_movehl_ps(v, v));
+    return _mm_cvtss_f32(_mm_add_ss(m, _mm_movehdup_ps(m)));
+}
+
+#if !MQ_ZMM /* (AVX-512: the 512-bit dot_q45_k below) */
 /* Q4_K / Q5_K (qi a constant at each call): d * sum_s sc_s (q . x over sub-block s) - dmin * sum_s m_s sum(x's q). */
 MQ_T static inline float MQ_F(dot_q45_k)(int qi, const uint8_t *w, const wk_mq_x256 *x, int64_t nb)
 {
@@ -296,10 +315,7 @@ MQ_T static inline float MQ_F(dot_q45_k)(int qi, const uint8_t *w, const wk_mq_x
         MQ_F(prefetch)(w, MQ_AHEAD, bytes);
         __m256i ms = _mm256_cvtepu8_epi16(MQ_F(scales_k4)(w + 4)); /* 16-bit scales 0-7, minimums 8-15 */
         __m256i sc = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(ms));
-        __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)x->bsum),
-                                       _mm_loadu_si128((const __m128i *)(x->bsum + 8)));
-        __m128i mins = _mm_madd_epi16(_mm256_extracti128_si256(ms, 1), pairs);
-        accm = _mm_fmadd_ps(_mm_set1_ps(MQ_F(f16)(w + 2) * x->d), _mm_cvtepi32_ps(mins), accm);
+        accm = MQ_F(mins_k)(ms, x, MQ_F(f16)(w + 2) * x->d, accm);
         __m256i sum = _mm256_setzero_si256(), hv = _mm256_loadu_si256((const __m256i *)(w + 16));
         for (int c = 0; c < 4; c++) {
             __m256i q = _mm256_loadu_si256((const __m256i *)(w + qs_at + 32 * c));
@@ -314,9 +330,47 @@ MQ_T static inline float MQ_F(dot_q45_k)(int qi, const uint8_t *w, const wk_mq_x
         }
         acc = _mm256_fmadd_ps(_mm256_set1_ps(MQ_F(f16)(w) * x->d), _mm256_cvtepi32_ps(sum), acc);
     }
-    __m128 m = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
-    return MQ_F(hsum)(acc) - _mm_cvtss_f32(_mm_add_ss(m, _mm_movehdup_ps(m)));
+    return MQ_F(hsum)(acc) - MQ_F(hsum4)(accm);
 }
+#else
+/* Q4_K / Q5_K on 512-bit vectors: each 64 values (sub-blocks 2c and 2c + 1: the low and the high nibbles of 32 bytes,
+ * with Q5_K's fifth bits added by mask) as one vector of levels, one dpbusd against x's 64, so that lane i of chunk c
+ * holds 4 products of sub-block 2c + i / 8 (|sum| <= 4 * 31 * 127, an int16). Packing chunks 0, 1 (2, 3) to int16 puts
+ * sub-blocks k / 2 and 2 + k / 2 (4 + ...) in 128-bit lane k; one madd with the scales laid out alike applies them. */
+MQ_T static inline float MQ_F(dot_q45_k)(int qi, const uint8_t *w, const wk_mq_x256 *x, int64_t nb)
+{
+    const int bytes = wk_qi_bytes(qi), qs_at = qi == WK_QI_Q4_K ? 16 : 48;
+    const __m512i m4 = _mm512_set1_epi8(15), sixteen = _mm512_set1_epi8(16), zero = _mm512_setzero_si512();
+    const __m512i down = _mm512_inserti64x4(zero, _mm256_set1_epi16(4), 1); /* the high nibbles: upper 256 bits */
+    /* the 8 scales (16-bit) as the packed chunks' lanes: 8k + t holds sub-block k / 2 (t < 4) or 2 + k / 2 */
+    const __m512i lo_at = _mm512_set_epi16(3, 3, 3, 3, 1, 1, 1, 1, 3, 3, 3, 3, 1, 1, 1, 1, 2, 2, 2, 2, 0, 0, 0, 0, 2, 2,
+                                           2, 2, 0, 0, 0, 0);
+    const __m512i hi_at = _mm512_add_epi16(lo_at, _mm512_set1_epi16(4));
+    __m512 acc = _mm512_setzero_ps();
+    __m128 accm = _mm_setzero_ps();
+    for (int64_t b = 0; b < nb; b++, w += bytes, x++) {
+        MQ_F(prefetch)(w, MQ_AHEAD, bytes);
+        const __m256i ms = _mm256_cvtepu8_epi16(MQ_F(scales_k4)(w + 4)); /* 16-bit scales 0-7, minimums 8-15 */
+        accm = MQ_F(mins_k)(ms, x, MQ_F(f16)(w + 2) * x->d, accm);
+        const __m512i hv = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(w + 16)));
+        __m512i chunk[4];
+        for (int c = 0; c < 4; c++) {
+            __m512i q = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(w + qs_at + 32 * c)));
+            q = _mm512_and_si512(_mm512_srlv_epi16(q, down), m4);
+            if (qi == WK_QI_Q5_K) /* bit 2c of qh for the low nibbles' values, 2c + 1 for the high ones' */
+                q = _mm512_mask_add_epi8(q, _mm512_test_epi8_mask(hv, _mm512_inserti64x4(_mm512_set1_epi8(
+                        (char)(1 << (2 * c))), _mm256_set1_epi8((char)(2 << (2 * c))), 1)), q, sixteen);
+            chunk[c] = _mm512_dpbusd_epi32(zero, q, _mm512_loadu_si512((const void *)(x->q + 64 * c)));
+        }
+        const __m512i scz = _mm512_castsi256_si512(ms); /* (lanes 0-7 read) */
+        const __m512i sum = _mm512_add_epi32(
+            _mm512_madd_epi16(_mm512_packs_epi32(chunk[0], chunk[1]), _mm512_permutexvar_epi16(lo_at, scz)),
+            _mm512_madd_epi16(_mm512_packs_epi32(chunk[2], chunk[3]), _mm512_permutexvar_epi16(hi_at, scz)));
+        acc = _mm512_fmadd_ps(_mm512_set1_ps(MQ_F(f16)(w) * x->d), _mm512_cvtepi32_ps(sum), acc);
+    }
+    return _mm512_reduce_add_ps(acc) - MQ_F(hsum4)(accm);
+}
+#endif
 MQ_T static float MQ_F(dot_q4_k)(const uint8_t *w, const void *xq, int64_t nb)
 {
     return MQ_F(dot_q45_k)(WK_QI_Q4_K, w, xq, nb);
