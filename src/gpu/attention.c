@@ -129,12 +129,19 @@ static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds)
         return WK_GPU_LAUNCH(d, attn_mma_prefill, dt, ds, 0, grid, block, 0, *q);
     void *part = NULL;
     wk_status s = WK_OK;
-    if (q->splits > 1) { /* the partial rows, then a ticket counter an item (zeroed) */
+    if (q->splits > 1) { /* the partial rows, and a zeroed ticket counter an item: the capture's, else after them */
         size_t rows = sizeof(float) * (size_t)(q->items * q->splits * AT_ROWS * AT_PART_W(q->dv));
-        WK_TRY(wk_gpu_malloc(d, rows + sizeof(int32_t) * (size_t)q->items, &part));
+        s = wk_gpu_capture_counters(d, q->items, &q->count);
+        if (s != WK_OK && s != WK_ERR_UNSUPPORTED)
+            return s;
+        bool own = s == WK_ERR_UNSUPPORTED;
+        WK_TRY(wk_gpu_malloc(d, rows + (own ? sizeof(int32_t) * (size_t)q->items : 0), &part));
         q->part = part;
-        q->count = (int32_t *)((char *)part + rows);
-        s = wk_gpu_memset(d, q->count, 0, sizeof(int32_t) * (size_t)q->items);
+        s = WK_OK;
+        if (own) {
+            q->count = (int32_t *)((char *)part + rows);
+            s = wk_gpu_memset(d, q->count, 0, sizeof(int32_t) * (size_t)q->items);
+        }
     }
     if (s == WK_OK)
         s = ds >= 0 ? WK_GPU_LAUNCH(d, attn_mma_decode, dt, ds, 0, grid, block, 0, *q)

@@ -8,11 +8,16 @@
 #include "core/error.h"
 #include "gpu/device.h"
 
-/* A capture in progress: the graph memory allocated so far and not yet released in it. */
+/* A capture in progress: the graph memory allocated so far and not yet released in it; the block its kernels take
+ * zeroed counters from (wk_gpu_capture_counters). */
 typedef struct capture {
     void **mem;
     int count, cap;
+    int32_t *counters;
+    int64_t counters_used, counters_cap;
 } capture;
+
+#define CAPTURE_COUNTERS 4096 /* a block of counters: 16 KiB, 512 decode attentions of 8 items */
 
 static bool list_add(void ***items, int *count, int *cap, void *p)
 {
@@ -54,6 +59,30 @@ wk_status wk_gpu_capture_alloc(wk_gpu_dev *d, wk_stream *s, size_t bytes, void *
         d->rt->free_async(s->native, *ptr);
         return wk_capture_fail(s, WK_ERR_OUT_OF_MEMORY, "alloc: out of host memory to track a graph's allocations");
     }
+    return WK_OK;
+}
+
+wk_status wk_gpu_capture_counters(wk_gpu_dev *d, int64_t n, int32_t **out)
+{
+    wk_stream *s = wk_stream_of(&d->base);
+    capture *c = s->capture;
+    if (!c)
+        return WK_ERR_UNSUPPORTED;
+    if (!c->counters || c->counters_used + n > c->counters_cap) {
+        int64_t cap = n > CAPTURE_COUNTERS ? n : CAPTURE_COUNTERS;
+        void *p;
+        WK_TRY(wk_gpu_capture_alloc(d, s, sizeof(int32_t) * (size_t)cap, &p));
+        wk_status st = wk_gpu_memset(d, p, 0, sizeof(int32_t) * (size_t)cap);
+        if (st != WK_OK) {
+            wk_gpu_capture_free(d, s, p, sizeof(int32_t) * (size_t)cap);
+            return st;
+        }
+        if (c->counters) /* after the kernels queued so far: stream order */
+            wk_gpu_capture_free(d, s, c->counters, sizeof(int32_t) * (size_t)c->counters_cap);
+        c->counters = p, c->counters_used = 0, c->counters_cap = cap;
+    }
+    *out = c->counters + c->counters_used;
+    c->counters_used += n;
     return WK_OK;
 }
 
@@ -185,6 +214,8 @@ wk_status wk_gpu_graph_end(wk_stream *s, wk_graph *g)
     wk_gpu_dev *d = wk_gpu_enter(s->dev);
     capture *c = s->capture;
     wk_gpu_handle exec = NULL;
+    if (c->counters) /* the graph's own: released in it, after its kernels */
+        wk_gpu_capture_free(d, s, c->counters, sizeof(int32_t) * (size_t)c->counters_cap);
     wk_status st = d->rt->capture_end(s->native, &exec);
     s->capture = NULL;
     if (s->capture_failed != WK_OK) {

@@ -15,5 +15,7 @@ wk_tensor *rand_tensor(wk_device *dev, int rank, const int64_t *shape);
 /* graphs.c */
 void test_graphs(wk_device *dev, bool gpu);
 void test_stream_errors(wk_device *dev, bool gpu);
+/* graph_attention.c (GPUs only: the CPU captures no graph) */
+void test_graph_attention(wk_device *dev);
 
 #endif

@@ -260,6 +260,8 @@ int main(int argc, char **argv)
         test_events(dev);
         test_copies(dev, gpu);
         test_graphs(dev, gpu);
+        if (gpu)
+            test_graph_attention(dev);
         test_stream_errors(dev, gpu);
     }
     printf("%d checks, %d failures\n", checks, failures);
