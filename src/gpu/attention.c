@@ -131,13 +131,11 @@ static wk_status run(wk_gpu_dev *d, wk_gpu_attn_args *q, wk_dtype dt, int ds)
     wk_status s = WK_OK;
     if (q->splits > 1) { /* the partial rows, and a zeroed ticket counter an item: the capture's, else after them */
         size_t rows = sizeof(float) * (size_t)(q->items * q->splits * AT_ROWS * AT_PART_W(q->dv));
-        s = wk_gpu_capture_counters(d, q->items, &q->count);
-        if (s != WK_OK && s != WK_ERR_UNSUPPORTED)
-            return s;
-        bool own = s == WK_ERR_UNSUPPORTED;
+        bool own = !wk_gpu_capturing(d);
+        if (!own)
+            WK_TRY(wk_gpu_capture_counters(d, q->items, &q->count));
         WK_TRY(wk_gpu_malloc(d, rows + (own ? sizeof(int32_t) * (size_t)q->items : 0), &part));
         q->part = part;
-        s = WK_OK;
         if (own) {
             q->count = (int32_t *)((char *)part + rows);
             s = wk_gpu_memset(d, q->count, 0, sizeof(int32_t) * (size_t)q->items);

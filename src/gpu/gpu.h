@@ -68,10 +68,10 @@ wk_status wk_gpu_malloc(wk_gpu_dev *d, size_t bytes, void **ptr);
 void wk_gpu_free(wk_gpu_dev *d, void *ptr);
 wk_status wk_gpu_memset(wk_gpu_dev *d, void *ptr, int byte, size_t bytes);
 wk_status wk_gpu_copy_d2d(wk_gpu_dev *d, void *dst, const void *src, size_t bytes);
-/* n counters, zero at every replay, for a kernel the calling thread captures on its current stream of d: a slice of
- * the capture's block of them, zeroed once a replay instead of a memset before each such kernel (a Llama decode
- * step's 16 split attentions: 3-4% faster decode on an H100, session 34). WK_ERR_UNSUPPORTED, with no message, when
- * the stream is not capturing: the caller zeroes its own. A replay's kernels must use each counter once. */
+/* n counters, zero at every replay, for a kernel the calling thread captures on its current stream of d (only while
+ * wk_gpu_capturing; else WK_ERR_UNSUPPORTED): a slice of the capture's block of them, zeroed once a replay instead of a
+ * memset before each such kernel (a Llama decode step's 16 split attentions: decode 3.6-4.0% faster on an H100,
+ * session 34). A replay's kernels must use each counter once. */
 wk_status wk_gpu_capture_counters(wk_gpu_dev *d, int64_t n, int32_t **out);
 
 /* ---- vendor libraries, filled per vendor (cublas.c, conv_cudnn.c; rocblas.c, conv_miopen.c) */

@@ -71,14 +71,14 @@ wk_status wk_gpu_capture_counters(wk_gpu_dev *d, int64_t n, int32_t **out)
     if (!c->counters || c->counters_used + n > c->counters_cap) {
         int64_t cap = n > CAPTURE_COUNTERS ? n : CAPTURE_COUNTERS;
         void *p;
-        WK_TRY(wk_gpu_capture_alloc(d, s, sizeof(int32_t) * (size_t)cap, &p));
+        WK_TRY(wk_gpu_malloc(d, sizeof(int32_t) * (size_t)cap, &p)); /* the capture's: graph memory */
         wk_status st = wk_gpu_memset(d, p, 0, sizeof(int32_t) * (size_t)cap);
         if (st != WK_OK) {
-            wk_gpu_capture_free(d, s, p, sizeof(int32_t) * (size_t)cap);
+            wk_gpu_free(d, p);
             return st;
         }
         if (c->counters) /* after the kernels queued so far: stream order */
-            wk_gpu_capture_free(d, s, c->counters, sizeof(int32_t) * (size_t)c->counters_cap);
+            wk_gpu_free(d, c->counters);
         c->counters = p, c->counters_used = 0, c->counters_cap = cap;
     }
     *out = c->counters + c->counters_used;

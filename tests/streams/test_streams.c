@@ -8,6 +8,7 @@
  *    written between replays, each replay against the same ops run eagerly; capture errors (a host sync, an
  *    upload, a release of an outside tensor, the default stream) give no graph and leave the stream usable;
  *    400 captures of a 256 MiB temporary, replayed and destroyed, must not run out of memory (a leak would);
+ *    70 decode attentions split over keys captured in one graph against eager (graph_attention.c);
  *  - error paths of every call. */
 #include <math.h>
 #include <stdio.h>
