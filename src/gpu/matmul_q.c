@@ -75,13 +75,13 @@ static int64_t lanes_per_row(wk_gpu_dev *d, int64_t units)
 }
 
 /* Lanes a group of rows of w for the integer kernels: a row's slices (blocks of Q4_0 and Q8_0, quarters of Q4_K and
- * Q6_K super-blocks) over the lanes, so that matmul_q_dot_1's lanes, which hold two slices of each row in flight
- * (but for Q8_0: matmul_q_dot.cu UN), get two each where the row has them: a Llama-1B decode's Q6_K head (K 2048)
- * went from 148.9 to 113.4 us and its Q4_K gate/up from 16.1 to 10.2 us on an H100 with 16 lanes a row instead of 32
- * (session 34). */
+ * Q6_K super-blocks) over the lanes, so that matmul_q_dot_1's lanes, which hold MQD_UN slices of each row in flight,
+ * get that many each where the row has them: a Llama-1B decode's Q6_K head (K 2048) went from 148.9 to 113.4 us and
+ * its Q4_K gate/up from 16.1 to 10.2 us on an H100 with 16 lanes a row instead of 32 (its o product, on 64 blocks
+ * instead of 128, from 3.70 to 3.99 us; session 34). */
 static int64_t dot_lanes(wk_gpu_dev *d, int qi, int64_t K, int64_t bs, bool one_row)
 {
-    int64_t slices = K / bs * (bs == WK_QK ? 1 : 4), un = one_row && qi != WK_QI_Q8_0 ? 2 : 1;
+    int64_t slices = K / bs * (bs == WK_QK ? 1 : 4), un = MQD_UN(qi, one_row);
     return lanes_per_row(d, slices / un > 0 ? slices / un : 1);
 }
 

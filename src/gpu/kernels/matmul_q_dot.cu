@@ -2,7 +2,8 @@
  * (mqd_round8): one row by each block of matmul_q_dot_1 into its shared memory, more rows (or a row longer than
  * MQD_MAX_K) once by matmul_q_round into scratch for matmul_q_dot_8. The dot kernels give each group of lpr lanes
  * MQD_ROWS rows of w and each lane slices of those rows: a Q4_0 or Q8_0 block, or a quarter of a Q4_K or Q6_K
- * super-block (64 values), so that a row of 4096 values keeps 64 lanes busy where whole super-blocks would keep 16.
+ * super-block (64 values), so that a row of 4096 values keeps 64 lanes busy where whole super-blocks would keep 16
+ * (matmul_q_dot_8; matmul_q_dot_1's lanes take two slices of a row at once, so half as many: MQD_UN).
  * A slice is a few 16-byte loads of w (Q6_K's 210-byte blocks: aligned words, shifted), its quants unpacked to bytes
  * and dotted with x's by wk_dp4a within each block of 32 (each group of 16 for Q6_K, whose scales cover 16), and a
  * few float operations a block. x's rounded blocks come through L1, once for all the group's rows. A block of x
@@ -324,7 +325,7 @@ template <class QT, class T, int LW, int MT, bool G>
 __device__ __forceinline__ void mqd_run(const wk_gpu_matmul_q_args &p)
 {
     constexpr int qi = QT::qi, R = MQD_ROWS, S = mqd_slice<qi>::S, NW = mqd_slice<qi>::NW;
-    constexpr int UN = MT == 1 && qi != WK_QI_Q8_0 ? 2 : 1, UB = mqv_unit<qi>::UB, UE = mqv_unit<qi>::UE;
+    constexpr int UN = MQD_UN(qi, MT == 1), UB = mqv_unit<qi>::UB, UE = mqv_unit<qi>::UE;
     /* a slice past the row loads the lane's own (unused): unconditional loads measured faster, except for Q6_K's many
      * word loads, which are skipped instead */
     constexpr bool CL = qi != WK_QI_Q6_K;

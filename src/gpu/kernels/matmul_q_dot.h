@@ -9,6 +9,9 @@
 #define MQD_BLOCK 256 /* threads a block, both kernels */
 #define MQD_ROWS 2    /* rows of w a group of lanes: x's loads serve both */
 #define MQD_MAX_K 32768 /* matmul_q_dot_1's x in shared memory: K + K / 32 * 8 bytes (40 KiB) at the most */
+/* Slices of each of its rows a lane holds in flight: two at one row of x (matmul_q_dot_1) but for Q8_0 (one measured
+ * faster), else one; the host gives a row's lanes slices / MQD_UN of them (gpu/matmul_q.c dot_lanes). */
+#define MQD_UN(qi, one_row) ((one_row) && (qi) != WK_QI_Q8_0 ? 2 : 1)
 
 /* matmul_q_round: grid ceil(M * K / 8 / MQD_BLOCK) of MQD_BLOCK threads, x's dtype (B; A is NONE).
  * matmul_q_dot_1, matmul_q_dot_8: grid ceil(ceil(N / MQD_ROWS) * lpr / MQD_BLOCK) of MQD_BLOCK threads. */
