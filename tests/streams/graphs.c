@@ -113,8 +113,7 @@ static void new_inputs(model *m, float *buf)
     OK(wk_tensor_write_async(m->img, buf, 2 * 4 * 8 * 8 * sizeof(float)));
 }
 
-/* Largest relative difference of two outputs (read to the host; i64 compared as values). */
-static double out_diff(const wk_tensor *a, const wk_tensor *b)
+double out_diff(const wk_tensor *a, const wk_tensor *b)
 {
     size_t n = (size_t)wk_tensor_numel(a);
     bool ints = wk_tensor_dtype(a) == WK_I64;

@@ -13,6 +13,9 @@ float frand(void); /* uniform in [-0.5, 0.5) */
 wk_tensor *rand_tensor(wk_device *dev, int rank, const int64_t *shape);
 
 /* graphs.c */
+/* Largest relative difference of two f32 or i64 tensors (read to the host; i64 compared as values; inf when either
+ * cannot be read or a NaN appears). */
+double out_diff(const wk_tensor *a, const wk_tensor *b);
 void test_graphs(wk_device *dev, bool gpu);
 void test_stream_errors(wk_device *dev, bool gpu);
 /* graph_attention.c (GPUs only: the CPU captures no graph) */
